@@ -1,0 +1,10 @@
+import { ok } from '#shared/http/reply';
+import { signedHandler } from '#shared/http/signed-handler';
+import { listDirectories } from '#shared/store/directories';
+
+/** GET /organization/v3/directories: the organization's directories (sdk-compatibility §6.3, §7.3). */
+export const handler = signedHandler({
+  subject: 'org',
+  body: 'none',
+  handle: async ({ caller }) => ok(await listDirectories(caller.subject.id)),
+});

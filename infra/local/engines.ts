@@ -1,0 +1,51 @@
+import { mkdir } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import dynalite from 'dynalite';
+import { createSqsServer } from 'local-aws-sqs';
+
+/** The embedded stand-ins for DynamoDB and SQS, on loopback ports of their own. */
+export interface LocalEngines {
+  readonly dynamoEndpoint: string;
+  readonly sqsEndpoint: string;
+  close(): Promise<void>;
+}
+
+/** Client settings for the embedded engines: they accept any credentials, but the SDK wants some, and a region. */
+export function engineClientConfig(endpoint: string) {
+  return { endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+}
+
+/** DynamoDB data persists in `<dataDir>/dynamodb` (LevelDB); the queues live in memory. */
+export async function startEngines(dataDir: string): Promise<LocalEngines> {
+  const dynamoPath = join(dataDir, 'dynamodb');
+  await mkdir(dynamoPath, { recursive: true });
+  const dynamo = dynalite({ path: dynamoPath, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await listen(dynamo);
+  const sqs = await createSqsServer({ port: 0, hostname: '127.0.0.1' });
+  return {
+    dynamoEndpoint: endpointOf(dynamo),
+    sqsEndpoint: endpointOf(sqs),
+    async close() {
+      await Promise.all([closeServer(sqs), closeServer(dynamo)]);
+    },
+  };
+}
+
+function listen(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+}
+
+function endpointOf(server: Server): string {
+  const { port } = server.address() as AddressInfo;
+  return `http://127.0.0.1:${port}`;
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections?.();
+  return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+}

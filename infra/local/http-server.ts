@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { lambdaContext } from '#infra/local/lambda-context';
+import { fallbackRoute, type HttpRoute, httpRoutes, routeId } from '#infra/routes';
+import type { HttpEvent } from '#shared/http/event';
+
+export type HttpFunction = (event: HttpEvent, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+interface LoadedRoute {
+  readonly route: HttpRoute;
+  readonly pattern: RegExp;
+  readonly parameterNames: readonly string[];
+  readonly handler: HttpFunction;
+}
+
+/** Lambda's synchronous invocation limit: API Gateway refuses larger requests with 413. */
+const maxRequestBytes = 6 * 1024 * 1024;
+const functionTimeoutMs = 10_000;
+/** HTTP APIs pass these bodies as text and base64-encode everything else. */
+const textContentType = /^(text\/|application\/(json|xml|javascript)|[^;]*\+(json|xml))/i;
+
+async function loadHandler(module: string): Promise<HttpFunction> {
+  const specifier = `#functions/${module}`;
+  const loaded = (await import(/* @vite-ignore */ specifier)) as { handler?: HttpFunction };
+  if (typeof loaded.handler !== 'function') throw new Error(`functions/${module}.ts exports no handler`);
+  return loaded.handler;
+}
+
+/** Imports every handler of the route table once, as each Lambda would at cold start. */
+export async function loadRoutes(): Promise<{ routes: LoadedRoute[]; fallback: HttpFunction }> {
+  const modules = new Map<string, Promise<HttpFunction>>();
+  const handlerOf = (module: string) => {
+    if (!modules.has(module)) modules.set(module, loadHandler(module));
+    return modules.get(module) as Promise<HttpFunction>;
+  };
+  const routes = await Promise.all(
+    httpRoutes.map(async (route) => {
+      const parameterNames: string[] = [];
+      const source = route.path
+        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+        .replace(/\{(\w+)\}/g, (_, name: string) => {
+          parameterNames.push(name);
+          return '([^/]+)';
+        });
+      return {
+        route,
+        pattern: new RegExp(`^${source}$`),
+        parameterNames,
+        handler: await handlerOf(route.handler),
+      };
+    }),
+  );
+  return { routes, fallback: await handlerOf(fallbackRoute.handler) };
+}
+
+/** An HTTP server that does what API Gateway does in front of the route table's functions. */
+export async function startHttpServer(options: {
+  port: number;
+  host: string;
+}): Promise<{ server: Server; url: string }> {
+  const { routes, fallback } = await loadRoutes();
+  const server = createServer((request, response) => {
+    serve(request, response, routes, fallback).catch((error: unknown) => {
+      console.error('Local HTTP runtime failure', error);
+      if (!response.headersSent) respond(response, 500, { message: 'Internal Server Error' });
+      else response.destroy();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return { server, url: `http://${host}:${port}` };
+}
+
+async function serve(
+  request: IncomingMessage,
+  response: ServerResponse,
+  routes: readonly LoadedRoute[],
+  fallback: HttpFunction,
+): Promise<void> {
+  const body = await readBody(request);
+  if (body === undefined) return respond(response, 413, { message: 'Request Entity Too Large' });
+  const url = request.url ?? '/';
+  const queryAt = url.indexOf('?');
+  const rawPath = queryAt === -1 ? url : url.slice(0, queryAt);
+  const rawQueryString = queryAt === -1 ? '' : url.slice(queryAt + 1);
+  const method = (request.method ?? 'GET').toUpperCase();
+
+  let matched: { loaded: LoadedRoute; parameters: Record<string, string> } | undefined;
+  for (const loaded of routes) {
+    if (loaded.route.method !== method) continue;
+    const match = loaded.pattern.exec(rawPath);
+    if (!match) continue;
+    const parameters: Record<string, string> = {};
+    loaded.parameterNames.forEach((name, index) => {
+      parameters[name] = decodeURIComponent(match[index + 1] ?? '');
+    });
+    matched = { loaded, parameters };
+    break;
+  }
+  const requestId = randomUUID();
+  const routeKey = matched ? `${method} ${matched.loaded.route.path}` : '$default';
+  const event = toEvent(request, {
+    method,
+    rawPath,
+    rawQueryString,
+    body,
+    requestId,
+    routeKey,
+    parameters: matched?.parameters,
+  });
+  const functionName = matched ? routeId(matched.loaded.route) : 'Fallback';
+  const handler = matched?.loaded.handler ?? fallback;
+  let result: APIGatewayProxyStructuredResultV2;
+  try {
+    result = await handler(event, lambdaContext(functionName, functionTimeoutMs, requestId));
+  } catch (error) {
+    console.error(`${functionName} failed`, error);
+    return respond(response, 500, { message: 'Internal Server Error' }, requestId);
+  }
+  const headers: Record<string, string> = { 'apigw-requestid': requestId };
+  for (const [name, value] of Object.entries(result.headers ?? {}))
+    headers[name.toLowerCase()] = String(value);
+  const payload = result.body
+    ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8')
+    : Buffer.alloc(0);
+  if (!headers['content-type'] && payload.length > 0) headers['content-type'] = 'application/json';
+  headers['content-length'] = String(payload.length);
+  response.writeHead(result.statusCode ?? 200, headers);
+  response.end(payload);
+}
+
+function toEvent(
+  request: IncomingMessage,
+  parts: {
+    method: string;
+    rawPath: string;
+    rawQueryString: string;
+    body: Buffer;
+    requestId: string;
+    routeKey: string;
+    parameters: Record<string, string> | undefined;
+  },
+): HttpEvent {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const queryStringParameters: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(parts.rawQueryString)) {
+    queryStringParameters[name] =
+      queryStringParameters[name] === undefined ? value : `${queryStringParameters[name]},${value}`;
+  }
+  const isText = textContentType.test(headers['content-type'] ?? '');
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: parts.routeKey,
+    rawPath: parts.rawPath,
+    rawQueryString: parts.rawQueryString,
+    headers,
+    ...(parts.rawQueryString ? { queryStringParameters } : {}),
+    ...(parts.parameters ? { pathParameters: parts.parameters } : {}),
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: (headers.host ?? 'localhost').split('.')[0] ?? 'localhost',
+      http: {
+        method: parts.method,
+        path: parts.rawPath,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: parts.requestId,
+      routeKey: parts.routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(parts.body.length > 0
+      ? { body: parts.body.toString(isText ? 'utf8' : 'base64'), isBase64Encoded: !isText }
+      : { isBase64Encoded: false }),
+  };
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxRequestBytes) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function respond(response: ServerResponse, status: number, body: unknown, requestId = randomUUID()): void {
+  response.writeHead(status, { 'content-type': 'application/json', 'apigw-requestid': requestId });
+  response.end(JSON.stringify(body));
+}

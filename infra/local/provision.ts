@@ -1,0 +1,73 @@
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { engineClientConfig } from '#infra/local/engines';
+import { webhookQueue } from '#infra/routes';
+import { partitionKeyName, sortKeyName } from '#shared/store/table-definition';
+
+/** Creates the table the way the CDK stack does, unless it exists already (a second start reuses `.data/`). */
+export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
+  const client = new DynamoDBClient(engineClientConfig(endpoint));
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: partitionKeyName, AttributeType: 'S' },
+          { AttributeName: sortKeyName, AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: partitionKeyName, KeyType: 'HASH' },
+          { AttributeName: sortKeyName, KeyType: 'RANGE' },
+        ],
+      }),
+    );
+  } finally {
+    client.destroy();
+  }
+}
+
+export interface WebhookQueues {
+  readonly queueUrl: string;
+  readonly deadLetterQueueUrl: string;
+}
+
+/** The webhook queue and its DLQ, with the redrive policy the stack gives them. */
+export async function ensureQueues(endpoint: string, prefix: string): Promise<WebhookQueues> {
+  const client = new SQSClient(engineClientConfig(endpoint));
+  try {
+    const { QueueUrl: deadLetterQueueUrl } = await client.send(
+      new CreateQueueCommand({
+        QueueName: `${prefix}-webhooks-dlq`,
+        Attributes: { MessageRetentionPeriod: String(webhookQueue.deadLetterRetentionDays * 24 * 3600) },
+      }),
+    );
+    const { Attributes } = await client.send(
+      new GetQueueAttributesCommand({ QueueUrl: deadLetterQueueUrl, AttributeNames: ['QueueArn'] }),
+    );
+    const { QueueUrl: queueUrl } = await client.send(
+      new CreateQueueCommand({
+        QueueName: `${prefix}-webhooks`,
+        Attributes: {
+          VisibilityTimeout: String(webhookQueue.visibilityTimeoutSeconds),
+          RedrivePolicy: JSON.stringify({
+            deadLetterTargetArn: Attributes?.QueueArn,
+            maxReceiveCount: webhookQueue.maxReceiveCount,
+          }),
+        },
+      }),
+    );
+    if (!queueUrl || !deadLetterQueueUrl) throw new Error('The local queue engine returned no queue URL');
+    return { queueUrl, deadLetterQueueUrl };
+  } finally {
+    client.destroy();
+  }
+}

@@ -1,0 +1,118 @@
+import {
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { engineClientConfig } from '#infra/local/engines';
+import { lambdaContext } from '#infra/local/lambda-context';
+
+export type QueueFunction = (
+  event: SQSEvent,
+  context: Context,
+) => Promise<SQSBatchResponse | undefined>;
+
+export interface QueuePollerOptions {
+  readonly endpoint: string;
+  readonly queueUrl: string;
+  readonly queueArn: string;
+  readonly functionName: string;
+  readonly handler: QueueFunction;
+  readonly batchSize: number;
+  readonly functionTimeoutMs?: number;
+  /** Long-poll time per receive; short so that stopping is quick. */
+  readonly waitTimeSeconds?: number;
+}
+
+export interface QueuePoller {
+  stop(): Promise<void>;
+}
+
+/**
+ * Plays the SQS event source mapping with `reportBatchItemFailures`: receives a batch, invokes the function, deletes
+ * what succeeded. Failed messages stay on the queue and come back when their visibility timeout ends; the queue's
+ * redrive policy moves them to the DLQ after the maximum number of receives, as in AWS.
+ */
+export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
+  const client = new SQSClient(engineClientConfig(options.endpoint));
+  const abort = new AbortController();
+  let stopped = false;
+
+  const loop = (async () => {
+    while (!stopped) {
+      let messages: Message[] = [];
+      try {
+        ({ Messages: messages = [] } = await client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: options.queueUrl,
+            MaxNumberOfMessages: options.batchSize,
+            WaitTimeSeconds: options.waitTimeSeconds ?? 1,
+            // The local engine reports receive counts only through the older attribute list.
+            AttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+          { abortSignal: abort.signal },
+        ));
+      } catch (error) {
+        if (stopped) break;
+        console.error(`${options.functionName}: receive failed`, error);
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        continue;
+      }
+      if (messages.length > 0) await deliver(messages);
+    }
+  })();
+
+  async function deliver(messages: Message[]): Promise<void> {
+    const records = messages.map((message) => toRecord(message, options));
+    let failed: Set<string>;
+    try {
+      const result = await options.handler(
+        { Records: records },
+        lambdaContext(options.functionName, options.functionTimeoutMs ?? 30_000),
+      );
+      failed = new Set((result?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+    } catch (error) {
+      console.error(`${options.functionName}: the batch failed`, error);
+      failed = new Set(records.map((record) => record.messageId));
+    }
+    const done = messages.filter((message) => !failed.has(message.MessageId ?? ''));
+    if (done.length === 0) return;
+    await client.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: options.queueUrl,
+        Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })),
+      }),
+    );
+  }
+
+  return {
+    async stop() {
+      stopped = true;
+      abort.abort();
+      await loop;
+      client.destroy();
+    },
+  };
+}
+
+function toRecord(message: Message, options: QueuePollerOptions): SQSRecord {
+  const attributes = (message.Attributes ?? {}) as Record<string, string>;
+  return {
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+      SenderId: attributes.SenderId ?? 'local',
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: options.queueArn,
+    awsRegion: process.env.AWS_REGION ?? 'us-east-1',
+  };
+}

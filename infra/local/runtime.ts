@@ -1,0 +1,131 @@
+import { mkdir } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import { resolve } from 'node:path';
+import { removeRuntimeRecord, writeRuntimeRecord } from '#infra/local/attach';
+import { type LocalEngines, startEngines } from '#infra/local/engines';
+import { ensureQueues, ensureTable, type WebhookQueues } from '#infra/local/provision';
+import type { QueuePoller } from '#infra/local/queue-poller';
+import { webhookConsumers } from '#infra/routes';
+import type { ApiKeySize } from '#shared/api-keys/key-ring';
+
+export interface LocalRuntimeOptions {
+  readonly dataDir: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  readonly host?: string;
+  /** Size of the API key created on first start. */
+  readonly apiKeyBits?: ApiKeySize;
+  /** Powertools log level of the handlers; SILENT in tests. */
+  readonly logLevel?: string;
+}
+
+export interface LocalRuntime {
+  readonly baseUrl: string;
+  readonly dataDir: string;
+  readonly tableName: string;
+  readonly apiKeysFile: string;
+  readonly queues: WebhookQueues;
+  readonly engines: Pick<LocalEngines, 'dynamoEndpoint' | 'sqsEndpoint'>;
+  readonly organization: { organizationId: string; kid: string; privateKeyPath: string; created: boolean };
+  stop(): Promise<void>;
+}
+
+export const localTableName = 'mfa-authorization';
+
+/**
+ * Everything `npm start` runs, in one process: the embedded store and queue, the route table's handlers behind an
+ * HTTP server, and the queue poller. The handlers see the same environment variables as in AWS; only the endpoints
+ * and the API key file differ.
+ */
+export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
+  const dataDir = resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const engines = await startEngines(dataDir);
+  const stops: (() => Promise<void>)[] = [() => engines.close()];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step();
+  };
+  try {
+    const apiKeysPath = resolve(dataDir, 'api-keys.json');
+    Object.assign(process.env, {
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: engines.dynamoEndpoint,
+      AWS_ENDPOINT_URL_SQS: engines.sqsEndpoint,
+      TABLE_NAME: localTableName,
+      API_KEYS_FILE: apiKeysPath,
+      POWERTOOLS_LOG_LEVEL: options.logLevel ?? process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',
+      POWERTOOLS_SERVICE_NAME: 'mfa-authorization-local',
+    });
+    delete process.env.API_KEYS_SECRET_ID;
+    delete process.env.AWS_PROFILE;
+
+    await ensureTable(engines.dynamoEndpoint, localTableName);
+    const queues = await ensureQueues(engines.sqsEndpoint, localTableName);
+    process.env.WEBHOOK_QUEUE_URL = queues.queueUrl;
+
+    // The store and the handlers read their configuration when they load, so they load only now.
+    const { ensureApiKeys, ensureDemoOrganization } = await import('#infra/local/bootstrap');
+    await ensureApiKeys(dataDir, options.apiKeyBits ?? 2048);
+    const organization = await ensureDemoOrganization(dataDir);
+
+    const { startHttpServer } = await import('#infra/local/http-server');
+    const { server, url } = await startHttpServer({ port: options.port, host: options.host ?? '127.0.0.1' });
+    stops.push(() => closeServer(server));
+
+    const pollers = await startWebhookConsumers(engines.sqsEndpoint, queues);
+    stops.push(async () => {
+      await Promise.all(pollers.map((poller) => poller.stop()));
+    });
+
+    await writeRuntimeRecord(dataDir, {
+      pid: process.pid,
+      dynamoEndpoint: engines.dynamoEndpoint,
+      sqsEndpoint: engines.sqsEndpoint,
+      baseUrl: url,
+      tableName: localTableName,
+    });
+    stops.push(() => removeRuntimeRecord(dataDir));
+
+    return {
+      baseUrl: url,
+      dataDir,
+      tableName: localTableName,
+      apiKeysFile: apiKeysPath,
+      queues,
+      engines: { dynamoEndpoint: engines.dynamoEndpoint, sqsEndpoint: engines.sqsEndpoint },
+      organization,
+      stop,
+    };
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function startWebhookConsumers(endpoint: string, queues: WebhookQueues): Promise<QueuePoller[]> {
+  if (webhookConsumers.length === 0) return [];
+  const { startQueuePoller } = await import('#infra/local/queue-poller');
+  return Promise.all(
+    webhookConsumers.map(async (consumer) => {
+      const specifier = `#functions/${consumer.handler}`;
+      const { handler } = (await import(/* @vite-ignore */ specifier)) as {
+        handler: Parameters<typeof startQueuePoller>[0]['handler'];
+      };
+      return startQueuePoller({
+        endpoint,
+        queueUrl: queues.queueUrl,
+        queueArn: `arn:aws:sqs:us-east-1:000000000000:${localTableName}-webhooks`,
+        functionName: consumer.handler,
+        handler,
+        batchSize: consumer.batchSize,
+      });
+    }),
+  );
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+}

@@ -1,0 +1,14 @@
+/** A directory as the wire shows it (interface.md §2.6, sdk-compatibility §7.3). */
+export interface DirectoryView {
+  readonly id: string;
+  readonly name: string;
+  readonly active: boolean;
+  /** Unused, always false; PY reads it. */
+  readonly premium: boolean;
+  readonly service_ids: readonly string[];
+  readonly sdk_keys: readonly string[];
+  readonly android_key: string | null;
+  readonly ios_certificate_fingerprint: string | null;
+  readonly denial_context_inquiry_enabled: boolean;
+  readonly webhook_url: string | null;
+}

@@ -1,0 +1,26 @@
+import type { Entity } from '#shared/protocol/entity';
+import { sameEntity } from '#shared/protocol/entity';
+
+/** The owners of a directory or service, as the store records them. */
+export interface Ownership {
+  readonly organizationId: string;
+  /** Set for Directory Services, absent for Organization Services and directories. */
+  readonly directoryId?: string;
+}
+
+/**
+ * Whether an issuer may act for a subject (sdk-compatibility §1.1): itself; an organization for its directories, its
+ * services and its directories' services; a directory for its services. Nothing else.
+ */
+export function mayActFor(issuer: Entity, subject: Entity, ownership: Ownership | undefined): boolean {
+  if (sameEntity(issuer, subject)) return true;
+  if (!ownership) return false;
+  switch (issuer.type) {
+    case 'org':
+      return subject.type !== 'org' && ownership.organizationId === issuer.id;
+    case 'dir':
+      return subject.type === 'svc' && ownership.directoryId === issuer.id;
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The error catalogue. Codes the LaunchKey SDKs know (sdk-compatibility §5.2) keep their meaning and travel on 400 or
+ * 409, the only statuses whose bodies the Java SDK reads. `AUTH-*` codes name why a signed request was refused (401);
+ * `HTTP-*` codes mark errors that have a status but no catalogue code, and are what the Python SDK would synthesise.
+ */
+export const errorStatus = {
+  'ARG-001': 400,
+  'ARG-002': 400,
+  'SVC-001': 400,
+  'SVC-002': 400,
+  'SVC-003': 400,
+  'SVC-004': 400,
+  'SVC-005': 409,
+  'SVC-006': 400,
+  'SVC-007': 400,
+  'DIR-001': 400,
+  'KEY-001': 400,
+  'KEY-002': 400,
+  'KEY-003': 400,
+  'KEY-004': 400,
+  'ORG-003': 400,
+  'ORG-005': 400,
+  'ORG-006': 400,
+  /** Authorization header missing, of an unknown scheme, or not a well-formed JWT. */
+  'AUTH-001': 401,
+  /** The issuer has no active, unexpired, signature-capable key with that kid. */
+  'AUTH-002': 401,
+  /** The algorithm is not allowed or the signature does not verify. */
+  'AUTH-003': 401,
+  /** A claim is wrong: audience, times, lifetime, jti or subject. */
+  'AUTH-004': 401,
+  /** The JWT does not describe this request: method, path, query or body hash. */
+  'AUTH-005': 401,
+  /** The jti was used before. */
+  'AUTH-006': 401,
+  /** The issuer has no active encryption-capable key, so no response can be encrypted to it. */
+  'AUTH-007': 401,
+  'HTTP-403': 403,
+  'HTTP-404': 404,
+  'HTTP-413': 413,
+  'HTTP-500': 500,
+  'HTTP-503': 503,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export interface ApiErrorOptions {
+  readonly data?: Readonly<Record<string, unknown>>;
+  readonly cause?: unknown;
+}
+
+/** An error the caller is meant to see: its code, its status, a detail that names what was wrong. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly status: number;
+  readonly data: Readonly<Record<string, unknown>> | undefined;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    options: ApiErrorOptions = {},
+  ) {
+    super(`${code}: ${detail}`, { cause: options.cause });
+    this.status = errorStatus[code];
+    this.data = options.data;
+  }
+}
+
+export function invalidArgument(detail: string, cause?: unknown): ApiError {
+  return new ApiError('ARG-001', detail, { cause });
+}
+
+export function forbidden(detail: string): ApiError {
+  return new ApiError('HTTP-403', detail);
+}
+
+export function notFound(detail: string): ApiError {
+  return new ApiError('HTTP-404', detail);
+}
+
+export function serviceUnavailable(detail: string, cause?: unknown): ApiError {
+  return new ApiError('HTTP-503', detail, { cause });
+}

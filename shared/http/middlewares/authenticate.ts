@@ -1,0 +1,136 @@
+import type { MiddlewareObj } from '@middy/core';
+import { canVerifySignatures, responseEncryptionKey } from '#shared/domain/entity-key';
+import { ApiError, type ErrorCode } from '#shared/errors';
+import { type HttpEvent, header, requestBinding } from '#shared/http/event';
+import type { ClaimedCaller, SignedContext } from '#shared/http/signed-state';
+import { apiIdentities, dialectOfScheme, isApiIdentity } from '#shared/protocol/dialect';
+import { parseEntity } from '#shared/protocol/entity';
+import { decodeUnverified } from '#shared/protocol/jws';
+import { importPublicKey } from '#shared/protocol/pem';
+import { ProtocolRejection, type RejectionReason } from '#shared/protocol/rejection';
+import { verifyRequestJwt } from '#shared/protocol/request-jwt';
+import { listEntityKeys } from '#shared/store/entity-keys';
+import { recordJti } from '#shared/store/jti';
+
+export interface AuthenticateOptions {
+  /** Allowed difference between the caller's clock and ours, seconds. The SDKs allow 30. */
+  readonly leewaySeconds: number;
+  /** Longest accepted exp − iat, seconds. The SDKs send 5. */
+  readonly maxLifetimeSeconds: number;
+}
+
+export const authenticateDefaults: AuthenticateOptions = { leewaySeconds: 30, maxLifetimeSeconds: 60 };
+
+const refusalCodes: Readonly<Record<RejectionReason, ErrorCode>> = {
+  malformed: 'AUTH-001',
+  'unknown-key': 'AUTH-002',
+  signature: 'AUTH-003',
+  claims: 'AUTH-004',
+  binding: 'AUTH-005',
+  decryption: 'AUTH-001',
+  content: 'AUTH-001',
+};
+
+/**
+ * Step 1 of the pipeline: the Authorization header's JWT must be signed by a live signature-capable key of its issuer,
+ * addressed to this API, current, describe exactly this request, and be seen for the first time.
+ */
+export function authenticate(
+  options: Partial<AuthenticateOptions> = {},
+): MiddlewareObj<HttpEvent, unknown, Error, SignedContext> {
+  const { leewaySeconds, maxLifetimeSeconds } = { ...authenticateDefaults, ...options };
+  if (!(leewaySeconds >= 0 && maxLifetimeSeconds > 0)) {
+    throw new Error('authenticate: leewaySeconds must be ≥ 0 and maxLifetimeSeconds > 0');
+  }
+  return {
+    before: async (request) => {
+      const state = request.context.signed;
+      const nowDate = new Date(state.receivedAt);
+      const now = Math.floor(state.receivedAt / 1000);
+      const [scheme = '', token = '', ...extra] = (header(request.event, 'authorization') ?? '')
+        .trim()
+        .split(/\s+/);
+      const dialect = dialectOfScheme(scheme);
+      state.claimed = { identity: dialect?.identity ?? 'lka' };
+      if (!token || extra.length > 0)
+        throw refusal('AUTH-001', 'Authorization must be "API-JWT <jwt>" or "IOV-JWT <jwt>"');
+      if (!dialect) throw refusal('AUTH-001', `Unknown authorization scheme ${scheme}`);
+
+      const unverified = readOrRefuse(token);
+      const claimed = claimedCaller(unverified.claims, dialect.identity);
+      state.claimed = claimed;
+      const issuer = parseEntity(claimed.iss);
+      if (!issuer) throw refusal('AUTH-001', 'iss must be an entity such as org:<uuid>');
+
+      let keys: Awaited<ReturnType<typeof listEntityKeys>> = [];
+      let verified: Awaited<ReturnType<typeof verifyRequestJwt>>;
+      try {
+        verified = await verifyRequestJwt(token, {
+          binding: requestBinding(request.event),
+          audience: apiIdentities,
+          now,
+          leeway: leewaySeconds,
+          maxLifetime: maxLifetimeSeconds,
+          resolveKey: async ({ kid }) => {
+            keys = await listEntityKeys(issuer);
+            const key = keys.find((candidate) => candidate.kid === kid);
+            if (!key || !canVerifySignatures(key, nowDate)) {
+              throw new ProtocolRejection('unknown-key', `${claimed.iss} has no active signature key ${kid}`);
+            }
+            return importPublicKey(key.publicKeyPem);
+          },
+        });
+      } catch (error) {
+        if (error instanceof ProtocolRejection)
+          throw refusal(refusalCodes[error.reason], error.message, error);
+        throw error;
+      }
+
+      const { claims } = verified;
+      const subject = claims.sub === undefined ? issuer : parseEntity(claims.sub);
+      if (!subject) throw refusal('AUTH-004', 'sub must be an entity such as svc:<uuid>');
+      if (!(await recordJti(issuer, claims.jti, claims.exp + leewaySeconds, now))) {
+        throw refusal('AUTH-006', `jti ${claims.jti} was already used`);
+      }
+      const encryptionKey = responseEncryptionKey(keys, unverified.header.kid as string, nowDate);
+      state.caller = {
+        issuer,
+        subject,
+        identity: claimed.identity,
+        jti: claims.jti,
+        responseKey: encryptionKey && {
+          kid: encryptionKey.kid,
+          publicKey: importPublicKey(encryptionKey.publicKeyPem),
+        },
+      };
+    },
+  };
+}
+
+function readOrRefuse(token: string): ReturnType<typeof decodeUnverified> {
+  try {
+    return decodeUnverified(token);
+  } catch (error) {
+    if (error instanceof ProtocolRejection) throw refusal(refusalCodes[error.reason], error.message, error);
+    throw error;
+  }
+}
+
+/** Who the token says it is from, trusting nothing, so that even a refusal can be addressed to the caller. */
+function claimedCaller(
+  claims: Record<string, unknown>,
+  schemeIdentity: ClaimedCaller['identity'],
+): ClaimedCaller {
+  const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+  const identity = audiences.find(isApiIdentity) ?? schemeIdentity;
+  return {
+    identity,
+    ...(typeof claims.iss === 'string' ? { iss: claims.iss } : {}),
+    ...(typeof claims.sub === 'string' ? { sub: claims.sub } : {}),
+    ...(typeof claims.jti === 'string' ? { jti: claims.jti } : {}),
+  };
+}
+
+function refusal(code: ErrorCode, detail: string, cause?: unknown): ApiError {
+  return new ApiError(code, detail, { cause });
+}

@@ -1,0 +1,47 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { ApiError } from '#shared/errors';
+import type { HttpEvent } from '#shared/http/event';
+import { logger } from '#shared/log';
+
+type HttpResult = APIGatewayProxyStructuredResultV2;
+
+/** An unsigned answer: the public endpoints send plain JSON or text. */
+export interface PublicReply {
+  readonly status: number;
+  readonly body: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export const json = (status: number, value: unknown): PublicReply => ({
+  status,
+  body: JSON.stringify(value),
+  headers: { 'content-type': 'application/json' },
+});
+
+/** The pipeline of the unsigned endpoints: the use case, and errors as plain JSON. */
+export function publicHandler(handle: (event: HttpEvent) => Promise<PublicReply>) {
+  return middy<HttpEvent, HttpResult, Error, Context>(async (event: HttpEvent) => {
+    const reply = await handle(event);
+    return {
+      statusCode: reply.status,
+      headers: { ...reply.headers },
+      body: reply.body,
+      isBase64Encoded: false,
+    };
+  })
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use({
+      onError: (request) => {
+        if (request.response) return;
+        const error = request.error;
+        const reply =
+          error instanceof ApiError
+            ? json(error.status, { error_code: error.code, error_detail: error.detail })
+            : json(500, { error_code: 'HTTP-500', error_detail: 'Internal error' });
+        if (!(error instanceof ApiError) || error.status >= 500) logger.error('Request failed', { error });
+        request.response = { statusCode: reply.status, headers: { ...reply.headers }, body: reply.body };
+      },
+    });
+}

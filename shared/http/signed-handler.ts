@@ -1,0 +1,58 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type * as v from 'valibot';
+import type { HttpEvent } from '#shared/http/event';
+import { authenticate } from '#shared/http/middlewares/authenticate';
+import { authorizeSubject, type SubjectRequirement } from '#shared/http/middlewares/authorize-subject';
+import { type BodyRule, type BodySchema, decryptBody } from '#shared/http/middlewares/decrypt-body';
+import { signedResponse } from '#shared/http/middlewares/signed-response';
+import type { Reply } from '#shared/http/reply';
+import type { Caller, SignedContext } from '#shared/http/signed-state';
+import { logger } from '#shared/log';
+
+/** What a signed operation's use case receives: a verified caller and a decrypted, validated body. */
+export interface SignedRequest<Body> {
+  readonly caller: Caller;
+  readonly body: Body;
+  readonly pathParameters: Readonly<Record<string, string | undefined>>;
+  /** The instant the request arrived; use cases compare expiries against it. */
+  readonly receivedAt: Date;
+}
+
+export type BodyOf<Rule extends BodyRule> = Rule extends BodySchema ? v.InferOutput<Rule> : undefined;
+
+export interface SignedOperation<Rule extends BodyRule> {
+  /** The kind of entity `sub` must name. */
+  readonly subject: SubjectRequirement;
+  /** The request body's schema, or `'none'` for operations without a body. */
+  readonly body: Rule;
+  readonly handle: (request: SignedRequest<BodyOf<Rule>>) => Promise<Reply>;
+}
+
+/**
+ * The one pipeline of every signed endpoint (architecture.md, steps 1–5). The order is fixed here: the response
+ * signer first, so its `after` runs last and its `onError` sees every failure; then authenticate, authorize, decrypt
+ * and validate.
+ */
+export function signedHandler<Rule extends BodyRule>(operation: SignedOperation<Rule>) {
+  return middy<HttpEvent, APIGatewayProxyStructuredResultV2, Error, SignedContext>(
+    async (event: HttpEvent, context: SignedContext) => {
+      const { caller, body, receivedAt } = context.signed;
+      if (!caller) throw new Error('The signed pipeline ran the handler without a caller');
+      const reply = await operation.handle({
+        caller,
+        body: body as BodyOf<Rule>,
+        pathParameters: event.pathParameters ?? {},
+        receivedAt: new Date(receivedAt),
+      });
+      // The response signer turns the reply into the HTTP result in its `after`.
+      return reply as unknown as APIGatewayProxyStructuredResultV2;
+    },
+  )
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(signedResponse())
+    .use(authenticate())
+    .use(authorizeSubject(operation.subject))
+    .use(decryptBody(operation.body));
+}

@@ -1,0 +1,57 @@
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { requireEnv } from '#shared/config';
+import { serviceUnavailable } from '#shared/errors';
+
+export const tableName = requireEnv('TABLE_NAME');
+
+const client = new DynamoDBClient({
+  maxAttempts: 3,
+  // A store that does not answer must become a 503 well inside the function timeout, not a hung request.
+  requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+});
+
+// After the SDK's own retries, a failure that is the store's and not the request's becomes one 503 for the caller.
+client.middlewareStack.add(
+  (next) => async (args) => {
+    try {
+      return await next(args);
+    } catch (error) {
+      if (isTransient(error)) throw serviceUnavailable('The store is unavailable; retry the request', error);
+      throw error;
+    }
+  },
+  { step: 'initialize', name: 'mapTransientStoreFailures' },
+);
+
+export const dynamo = DynamoDBDocumentClient.from(client, {
+  marshallOptions: { removeUndefinedValues: true },
+});
+
+export function isConditionalFailure(error: unknown): boolean {
+  return (
+    error instanceof ConditionalCheckFailedException ||
+    (error as Error | undefined)?.name === 'ConditionalCheckFailedException'
+  );
+}
+
+const transientCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+]);
+
+function isTransient(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { $retryable?: unknown; $fault?: string; name?: string; code?: string };
+  return (
+    Boolean(e.$retryable) ||
+    e.$fault === 'server' ||
+    e.name === 'TimeoutError' ||
+    e.name === 'RequestTimeout' ||
+    (e.code !== undefined && transientCodes.has(e.code))
+  );
+}

@@ -1,0 +1,30 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Entity } from '#shared/protocol/entity';
+import { dynamo, isConditionalFailure, tableName } from '#shared/store/dynamo';
+import { jtiKey } from '#shared/store/keys';
+
+/**
+ * Records a request's jti until `expiresAt` (epoch seconds). Returns false when it was already recorded and has not yet
+ * expired, that is, when the request is a replay. An expired record that DynamoDB has not purged yet does not count.
+ */
+export async function recordJti(
+  issuer: Entity,
+  jti: string,
+  expiresAt: number,
+  now: number,
+): Promise<boolean> {
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...jtiKey(issuer, jti), expiresAt, ttl: expiresAt },
+        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalFailure(error)) return false;
+    throw error;
+  }
+}

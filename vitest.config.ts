@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Each file runs in its own process: integration files each start a local runtime, and the store reads its
+    // configuration from the environment when it loads.
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    env: {
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      NODE_NO_WARNINGS: '1',
+    },
+    coverage: {
+      provider: 'v8',
+      include: ['shared/**/*.ts', 'functions/**/*.ts', 'infra/**/*.ts'],
+      exclude: ['shared/cli/**', 'infra/local/start.ts', 'infra/app.ts', '**/*.d.ts'],
+      thresholds: { lines: 85, functions: 85, branches: 75, statements: 85 },
+    },
+  },
+});
