@@ -24,7 +24,8 @@ export async function removeRuntimeRecord(dataDir: string): Promise<void> {
   await rm(recordPath(dataDir), { force: true });
 }
 
-async function runningRuntime(dataDir: string): Promise<RuntimeRecord | undefined> {
+/** The runtime that holds this data directory now, if any. */
+export async function runningRuntime(dataDir: string): Promise<RuntimeRecord | undefined> {
   let record: RuntimeRecord;
   try {
     record = JSON.parse(await readFile(recordPath(dataDir), 'utf8')) as RuntimeRecord;
@@ -65,6 +66,7 @@ export async function attachLocalStore(
     AWS_ENDPOINT_URL_DYNAMODB: endpoint,
     TABLE_NAME: running?.tableName ?? tableName,
     API_KEYS_FILE: apiKeysFile,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   });
   return { apiKeysFile, close };
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DeleteMessageBatchCommand,
   type Message,
@@ -8,10 +9,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { engineClientConfig } from '#infra/local/engines';
 import { lambdaContext } from '#infra/local/lambda-context';
 
-export type QueueFunction = (
-  event: SQSEvent,
-  context: Context,
-) => Promise<SQSBatchResponse | undefined>;
+export type QueueFunction = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
 export interface QueuePollerOptions {
   readonly endpoint: string;
@@ -21,8 +19,8 @@ export interface QueuePollerOptions {
   readonly handler: QueueFunction;
   readonly batchSize: number;
   readonly functionTimeoutMs?: number;
-  /** Long-poll time per receive; short so that stopping is quick. */
-  readonly waitTimeSeconds?: number;
+  /** Pause after an empty receive, milliseconds. */
+  readonly idleMs?: number;
 }
 
 export interface QueuePoller {
@@ -47,7 +45,10 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
           new ReceiveMessageCommand({
             QueueUrl: options.queueUrl,
             MaxNumberOfMessages: options.batchSize,
-            WaitTimeSeconds: options.waitTimeSeconds ?? 1,
+            // The local engine holds a long poll open until the batch is full, handing back messages whose
+            // visibility ran out meanwhile a second time; real SQS answers as soon as it has any. Short polls
+            // behave like the real thing.
+            WaitTimeSeconds: 0,
             // The local engine reports receive counts only through the older attribute list.
             AttributeNames: ['All'],
             MessageAttributeNames: ['All'],
@@ -57,12 +58,17 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
       } catch (error) {
         if (stopped) break;
         console.error(`${options.functionName}: receive failed`, error);
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await pause(1_000);
         continue;
       }
       if (messages.length > 0) await deliver(messages);
+      else await pause(options.idleMs ?? 100);
     }
   })();
+
+  async function pause(ms: number): Promise<void> {
+    await sleep(ms, undefined, { signal: abort.signal }).catch(() => undefined);
+  }
 
   async function deliver(messages: Message[]): Promise<void> {
     const records = messages.map((message) => toRecord(message, options));

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
-import { removeRuntimeRecord, writeRuntimeRecord } from '#infra/local/attach';
+import { removeRuntimeRecord, runningRuntime, writeRuntimeRecord } from '#infra/local/attach';
 import { type LocalEngines, startEngines } from '#infra/local/engines';
 import { ensureQueues, ensureTable, type WebhookQueues } from '#infra/local/provision';
 import type { QueuePoller } from '#infra/local/queue-poller';
@@ -32,6 +32,10 @@ export interface LocalRuntime {
 
 export const localTableName = 'mfa-authorization';
 
+export class DataDirectoryInUseError extends Error {
+  override readonly name = 'DataDirectoryInUseError';
+}
+
 /**
  * Everything `npm start` runs, in one process: the embedded store and queue, the route table's handlers behind an
  * HTTP server, and the queue poller. The handlers see the same environment variables as in AWS; only the endpoints
@@ -40,6 +44,12 @@ export const localTableName = 'mfa-authorization';
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true });
+  const other = await runningRuntime(dataDir);
+  if (other) {
+    throw new DataDirectoryInUseError(
+      `Another local runtime (pid ${other.pid}, ${other.baseUrl}) is using ${dataDir}`,
+    );
+  }
   const engines = await startEngines(dataDir);
   const stops: (() => Promise<void>)[] = [() => engines.close()];
   const stop = async () => {
@@ -57,6 +67,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       API_KEYS_FILE: apiKeysPath,
       POWERTOOLS_LOG_LEVEL: options.logLevel ?? process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',
       POWERTOOLS_SERVICE_NAME: 'mfa-authorization-local',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     });
     delete process.env.API_KEYS_SECRET_ID;
     delete process.env.AWS_PROFILE;

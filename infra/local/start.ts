@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { startLocalRuntime } from '#infra/local/runtime';
+import { DataDirectoryInUseError, startLocalRuntime } from '#infra/local/runtime';
 import { type ApiKeySize, apiKeySizes } from '#shared/api-keys/key-ring';
 
 const help = `Usage: npm start [-- options]
@@ -52,9 +52,8 @@ const runtime = await startLocalRuntime({
   dataDir: values['data-dir'] ?? process.env.DATA_DIR ?? '.data',
   apiKeyBits: bits,
 }).catch((error: unknown) => {
-  const message = error instanceof Error ? error.message : String(error);
-  if (/lock/i.test(message) || (error as { code?: string }).code === 'LEVEL_LOCKED') {
-    console.error('Another local runtime is using this data directory; stop it or pass --data-dir.');
+  if (error instanceof DataDirectoryInUseError) {
+    console.error(`${error.message}; stop it or pass --data-dir.`);
   } else if ((error as { code?: string }).code === 'EADDRINUSE') {
     console.error(`Port ${port} is in use; pass --port or set PORT.`);
   } else {

@@ -4,16 +4,17 @@ import { type ApiKeyRing, openApiKeyRing, parseApiKeyRingDocument } from '#share
 
 /**
  * The API key ring of this container. Loaded once per cold start; re-read when a request names a kid the ring does not
- * hold (a key rotated in after this container started), at most once per `refreshIntervalMs`.
+ * hold (a key rotated in after this container started). Forced re-reads are spaced by `refreshIntervalMs`, so a flood
+ * of made-up kids costs at most one read per interval.
  */
 const secretId = process.env.API_KEYS_SECRET_ID;
 const file = process.env.API_KEYS_FILE;
 if (!secretId && !file)
   throw new Error('Missing required environment variable API_KEYS_SECRET_ID or API_KEYS_FILE');
 
-const refreshIntervalMs = 30_000;
+const refreshIntervalMs = 5_000;
 let ring: Promise<ApiKeyRing> | undefined;
-let loadedAt = 0;
+let lastForcedRefresh = Number.NEGATIVE_INFINITY;
 
 async function load(forceFetch: boolean): Promise<ApiKeyRing> {
   const text = secretId
@@ -25,7 +26,6 @@ async function load(forceFetch: boolean): Promise<ApiKeyRing> {
 
 export function apiKeyRing(): Promise<ApiKeyRing> {
   if (!ring) {
-    loadedAt = Date.now();
     ring = load(false);
     ring.catch(() => {
       ring = undefined;
@@ -34,12 +34,12 @@ export function apiKeyRing(): Promise<ApiKeyRing> {
   return ring;
 }
 
-/** Re-reads the ring if the last read is old enough; returns the ring to use either way. */
+/** Re-reads the ring unless that was done moments ago; returns the ring to use either way. */
 export function refreshedApiKeyRing(): Promise<ApiKeyRing> {
-  if (ring && Date.now() - loadedAt < refreshIntervalMs) return ring;
-  loadedAt = Date.now();
+  if (ring && Date.now() - lastForcedRefresh < refreshIntervalMs) return ring;
+  lastForcedRefresh = Date.now();
   const previous = ring;
-  ring = load(true).catch((error) => {
+  ring = load(true).catch((error: unknown) => {
     ring = previous;
     throw error;
   });

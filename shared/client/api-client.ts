@@ -25,6 +25,8 @@ export interface ApiClientOptions {
   readonly hashFunction?: HashFunction;
   /** How long the API's current public key and the clock offset are trusted, seconds (the SDKs use 300). */
   readonly cacheSeconds?: number;
+  /** Seconds from a request JWT's iat to its exp; the SDKs use 5, the service accepts up to 60. */
+  readonly tokenLifetimeSeconds?: number;
   /** Allowed clock difference when checking response times, seconds. */
   readonly leewaySeconds?: number;
   readonly fetch?: typeof fetch;
@@ -127,6 +129,7 @@ export class ApiClient {
       hashFunction: this.options.hashFunction ?? 'S256',
       jti,
       now: await this.serverNow(),
+      lifetime: this.options.tokenLifetimeSeconds ?? 5,
     });
     const headers: Record<string, string> = { authorization: `${this.dialect.scheme} ${token}` };
     if (body) headers['content-type'] = 'application/jose';

@@ -1,0 +1,8 @@
+import { App } from 'aws-cdk-lib';
+import { AuthorizationServiceStack } from '#infra/stack';
+
+const app = new App();
+new AuthorizationServiceStack(app, app.node.tryGetContext('stackName') ?? 'MfaAuthorizationService', {
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  protectData: app.node.tryGetContext('protectData') !== 'false',
+});

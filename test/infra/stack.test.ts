@@ -1,0 +1,72 @@
+import { mkdirSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { httpRoutes } from '#infra/routes';
+import { AuthorizationServiceStack } from '#infra/stack';
+
+let template: Template;
+
+beforeAll(() => {
+  // Template.fromStack writes cdk.out folders under TMPDIR; keep them in the project's ignored scratch folder.
+  mkdirSync('.tmp', { recursive: true });
+  process.env.TMPDIR = '.tmp';
+  // Skip bundling: the template is otherwise identical, and `cdk synth` in CI bundles for real.
+  const app = new App({
+    context: { 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: false,
+  } as never);
+  template = Template.fromStack(new AuthorizationServiceStack(app, 'Test'));
+});
+
+describe('the stack built from the route table', () => {
+  it('has one function per route plus the fallback, each with the right handler module', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    expect(Object.keys(functions)).toHaveLength(httpRoutes.length + 1);
+    for (const fn of Object.values(functions)) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+      });
+    }
+  });
+
+  it('routes every row of the table, and everything else to the fallback', () => {
+    for (const route of httpRoutes) {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: `${route.method} ${route.path}`,
+      });
+    }
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
+  });
+
+  it('keeps the table on demand with TTL on `ttl` and point-in-time recovery', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      Replicas: [
+        Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }),
+      ],
+    });
+  });
+
+  it('wires the webhook queue to a dead-letter queue', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: Match.anyValue() },
+    });
+  });
+
+  it('gives the API key secret only to functions that sign', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    const signers = Object.values(functions).filter(
+      (fn) => fn.Properties.Environment?.Variables?.API_KEYS_SECRET_ID,
+    );
+    // Every signed route and the fallback sign; ping and the two public-key routes do not.
+    expect(signers).toHaveLength(httpRoutes.filter((route) => route.access.apiKeys).length + 1);
+  });
+});

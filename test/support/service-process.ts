@@ -1,0 +1,85 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ServiceProcess {
+  readonly child: ChildProcess;
+  readonly baseUrl: string;
+  readonly organizationId: string;
+  readonly privateKeyPath: string;
+  readonly banner: string;
+  /** Sends a signal and resolves with how the process ended. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Runs `npm start`'s entry point as its own process, as a user would, and waits for its banner. */
+export function startServiceProcess(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', NODE_NO_WARNINGS: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner within 60 s:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!output.includes('Ctrl-C stops the service.')) return;
+      clearTimeout(timer);
+      const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(output)?.[1] ?? '';
+      resolve({
+        child,
+        baseUrl: field('Base URL'),
+        organizationId: field('Organization id'),
+        privateKeyPath: field('Organization key'),
+        banner: output,
+        async stop(signal = 'SIGINT') {
+          child.kill(signal);
+          return exited;
+        },
+      });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`the service exited (${code}) before its banner:\n${output}`));
+    });
+  });
+}
+
+/** Runs the admin CLI and parses its JSON output. */
+export function admin(args: string[]): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'shared/cli/admin.ts', ...args, '--json'],
+      { cwd: projectRoot, env: { ...process.env, NODE_NO_WARNINGS: '1' } },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`admin ${args.join(' ')} failed: ${stderr}`));
+        else resolve(JSON.parse(stdout));
+      },
+    );
+  });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
