@@ -2,7 +2,7 @@ import { App } from 'aws-cdk-lib';
 import { AuthorizationServiceStack } from '#infra/stack';
 
 const app = new App();
-new AuthorizationServiceStack(app, app.node.tryGetContext('stackName') ?? 'MfaAuthorizationService', {
+new AuthorizationServiceStack(app, String(app.node.tryGetContext('stackName') ?? 'MfaAuthorizationService'), {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   protectData: app.node.tryGetContext('protectData') !== 'false',
 });

@@ -39,7 +39,7 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
 
   const loop = (async () => {
     while (!stopped) {
-      let messages: Message[] = [];
+      let messages: Message[];
       try {
         ({ Messages: messages = [] } = await client.send(
           new ReceiveMessageCommand({

@@ -82,7 +82,7 @@ if (values.table) {
     values['data-dir'] ?? process.env.DATA_DIR ?? '.data',
     localTableName,
   );
-  close = attached.close;
+  close = () => attached.close();
   keyRing = async () => {
     const { fileKeyRingStorage } = await import('#shared/api-keys/key-ring-storage');
     return fileKeyRingStorage(attached.apiKeysFile);
@@ -180,7 +180,7 @@ function print(result: Record<string, unknown> | Record<string, unknown>[]): voi
   for (const row of rows) {
     console.log(
       Object.entries(row)
-        .map(([key, value]) => `${key}: ${value}`)
+        .map(([key, value]) => `${key}: ${String(value)}`)
         .join('\n'),
     );
     if (rows.length > 1) console.log('');

@@ -36,7 +36,7 @@ export function decodeUnverified(token: string): { header: Record<string, unknow
     throw new ProtocolRejection('malformed', 'the token is not a compact JWS');
   }
   try {
-    return { header: decodeProtectedHeader(token) as Record<string, unknown>, claims: decodeJwt(token) };
+    return { header: decodeProtectedHeader(token), claims: decodeJwt(token) };
   } catch (cause) {
     throw new ProtocolRejection('malformed', 'the token header or claims do not decode', { cause });
   }
@@ -130,7 +130,11 @@ export function checkBodyHash(claim: Record<string, unknown>, body: Uint8Array |
   if (hash === undefined || func === undefined) {
     throw new ProtocolRejection('binding', 'hash and func are required when there is a body');
   }
-  if (!isHashFunction(func)) throw new ProtocolRejection('binding', `unknown hash function ${String(func)}`);
+  if (!isHashFunction(func))
+    throw new ProtocolRejection(
+      'binding',
+      `unknown hash function ${typeof func === 'string' ? func : JSON.stringify(func)}`,
+    );
   if (typeof hash !== 'string' || !constantTimeEqual(hash.toLowerCase(), contentHash(func, body))) {
     throw new ProtocolRejection('binding', 'the body hash does not match');
   }

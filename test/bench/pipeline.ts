@@ -73,7 +73,7 @@ export async function benchPipeline(
       privateKeyPem: organizationPem,
       tokenLifetimeSeconds: 60,
       fetch: async (url) => {
-        if (String(url).endsWith('/public/v3/ping'))
+        if (requestUrl(url).endsWith('/public/v3/ping'))
           return Response.json({ api_time: new Date().toISOString() });
         return new Response(apiPublic.publicKeyPem, { headers: { 'x-iov-key-id': apiPublic.kid } });
       },
@@ -119,7 +119,8 @@ export async function benchPipeline(
         }
       });
     });
-    if (statuses.size !== 1 || !statuses.has(200)) throw new Error(`unexpected statuses ${[...statuses]}`);
+    if (statuses.size !== 1 || !statuses.has(200))
+      throw new Error(`unexpected statuses ${[...statuses].join(', ')}`);
 
     // The same run's unavoidable crypto: one RSA verify, one JWE decrypt, one JWE encrypt, one RS512 sign.
     const ringDocument = JSON.parse(await readFile(join(dataDir, 'api-keys.json'), 'utf8')) as {
@@ -223,4 +224,9 @@ async function replayingStoreAnswers<T>(measure: () => Promise<T>): Promise<T> {
   } finally {
     (dynamo as unknown as { send: typeof send }).send = send;
   }
+}
+
+function requestUrl(input: string | URL | Request): string {
+  if (typeof input === 'string') return input;
+  return input instanceof URL ? input.href : input.url;
 }

@@ -7,6 +7,10 @@ import { AuthorizationServiceStack } from '#infra/stack';
 
 let template: Template;
 
+interface FunctionResource {
+  readonly Properties: { readonly Environment?: { readonly Variables?: Record<string, string> } };
+}
+
 beforeAll(() => {
   // Template.fromStack writes cdk.out folders under TMPDIR; keep them in the project's ignored scratch folder.
   mkdirSync('.tmp', { recursive: true });
@@ -15,7 +19,7 @@ beforeAll(() => {
   const app = new App({
     context: { 'aws:cdk:bundling-stacks': [] },
     builtinCloudFormationValidation: false,
-  } as never);
+  });
   template = Template.fromStack(new AuthorizationServiceStack(app, 'Test'));
 });
 
@@ -63,7 +67,7 @@ describe('the stack built from the route table', () => {
 
   it('gives the API key secret only to functions that sign', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    const signers = Object.values(functions).filter(
+    const signers = Object.values(functions as Record<string, FunctionResource>).filter(
       (fn) => fn.Properties.Environment?.Variables?.API_KEYS_SECRET_ID,
     );
     // Every signed route and the fallback sign; ping and the two public-key routes do not.

@@ -60,7 +60,10 @@ function tamperedClient(tamper: (response: Response, url: string) => Promise<Res
   return service.client({
     fetch: async (input, init) => {
       const response = await fetch(input, init);
-      return tamper(response, String(input));
+      return tamper(
+        response,
+        typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
+      );
     },
   });
 }

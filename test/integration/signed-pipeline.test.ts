@@ -167,7 +167,7 @@ describe('refused with 401 (sdk-compatibility §4.4)', () => {
     ['a query that was not sent', { request: { query: 'a=1' } }, 'AUTH-005'],
     ['a hash without a body', { request: { hash: 'ab', func: 'S256' } }, 'AUTH-005'],
   ])('%s → %s', async (_, spec, code) => {
-    await expectRefusal(spec as Partial<ForgeSpec>, 401, code);
+    await expectRefusal(spec, 401, code);
   });
 
   it.each([

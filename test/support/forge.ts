@@ -1,6 +1,6 @@
 import { type KeyObject, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { type JWTPayload, SignJWT } from 'jose';
+import { SignJWT } from 'jose';
 import type { PreparedRequest } from '#shared/client/api-client';
 import { contentHash } from '#shared/protocol/content-hash';
 
@@ -59,9 +59,7 @@ export async function forge(spec: ForgeSpec): Promise<ForgedExchange> {
   const token =
     header.alg === 'none'
       ? `${segment(header)}.${segment(claims)}.`
-      : await new SignJWT(claims as JWTPayload)
-          .setProtectedHeader(header as { alg: string })
-          .sign(spec.privateKey);
+      : await new SignJWT(claims).setProtectedHeader(header).sign(spec.privateKey);
   const headers: Record<string, string> = {};
   const authorization =
     spec.authorization === undefined ? `${spec.scheme ?? 'IOV-JWT'} ${token}` : spec.authorization;
