@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DataDirectoryInUseError, startLocalRuntime } from '#infra/local/runtime';
 import { type ApiKeySize, apiKeySizes } from '#shared/api-keys/key-ring';
@@ -72,10 +73,18 @@ MFA authorization service — local runtime
   Key id (kid)      ${organization.kid}
 
 First signed call, with the project's client:
-  npm run call -- GET /organization/v3/directories
+  npm run call -- ${callOptions(runtime.baseUrl, runtime.dataDir)}GET /organization/v3/directories
 
 Ctrl-C stops the service.
 `);
+
+/** The options `npm run call` needs to find this runtime, when they are not its defaults. */
+function callOptions(baseUrl: string, dataDir: string): string {
+  const options = [];
+  if (baseUrl !== 'http://127.0.0.1:8080') options.push(`--base-url ${baseUrl}`);
+  if (dataDir !== resolve('.data')) options.push(`--data-dir ${dataDir}`);
+  return options.map((option) => `${option} `).join('');
+}
 
 let stopping = false;
 const shutdown = (signal: string) => {

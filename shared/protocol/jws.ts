@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { timingSafeEqual } from 'node:crypto';
-import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
+import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { contentHash, type HashFunction, isHashFunction } from '#shared/protocol/content-hash';
 import { ProtocolRejection } from '#shared/protocol/rejection';
 
@@ -23,6 +23,37 @@ export interface TimeOptions {
   readonly now: number;
   /** Allowed clock difference, seconds. */
   readonly leeway: number;
+}
+
+export interface SignJwsOptions {
+  readonly signingKey: SigningKey;
+  readonly algorithm?: SignatureAlgorithm;
+  readonly issuer: string;
+  readonly audience?: string;
+  readonly subject?: string;
+  readonly jti?: string;
+  /** Epoch seconds. */
+  readonly now: number;
+  /** Seconds from iat to exp. */
+  readonly lifetime: number;
+}
+
+/** Signs a JWT with the identity and time claims every token of the protocol carries, plus `extra`. */
+export function signJws(options: SignJwsOptions, extra: Record<string, unknown>): Promise<string> {
+  const { now } = options;
+  const claims: JWTPayload = {
+    iss: options.issuer,
+    iat: now,
+    nbf: now,
+    exp: now + options.lifetime,
+    ...extra,
+  };
+  if (options.audience !== undefined) claims.aud = options.audience;
+  if (options.subject !== undefined) claims.sub = options.subject;
+  if (options.jti !== undefined) claims.jti = options.jti;
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: options.algorithm ?? 'RS512', kid: options.signingKey.kid, typ: 'JWT' })
+    .sign(options.signingKey.privateKey);
 }
 
 export type KeyResolver = (header: JwsHeader, unverifiedClaims: JWTPayload) => Promise<KeyObject>;

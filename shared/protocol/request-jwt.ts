@@ -1,12 +1,12 @@
-import { type JWTPayload, SignJWT } from 'jose';
+import type { JWTPayload } from 'jose';
 import type { HashFunction } from '#shared/protocol/content-hash';
 import {
   bodyHashClaims,
   checkBodyHash,
   isObject,
-  type KeyResolver,
-  type SignatureAlgorithm,
-  type SigningKey,
+  type SignJwsOptions,
+  signJws,
+  type VerifyJwsOptions,
   verifyJws,
 } from '#shared/protocol/jws';
 import { ProtocolRejection } from '#shared/protocol/rejection';
@@ -30,53 +30,30 @@ export interface RequestClaim {
   readonly func?: HashFunction;
 }
 
-export interface SignRequestJwtOptions {
-  readonly signingKey: SigningKey;
-  readonly algorithm?: SignatureAlgorithm;
-  readonly issuer: string;
-  readonly subject?: string;
+export interface SignRequestJwtOptions extends Omit<SignJwsOptions, 'audience' | 'lifetime'> {
   readonly audience: string;
   readonly binding: HttpRequestBinding;
   readonly hashFunction?: HashFunction;
-  readonly jti?: string;
-  /** Epoch seconds. */
-  readonly now: number;
   /** Seconds from iat to exp; the SDKs use 5. */
   readonly lifetime?: number;
 }
 
 export async function signRequestJwt(options: SignRequestJwtOptions): Promise<string> {
-  const { binding, now } = options;
+  const { binding } = options;
   const request: RequestClaim = {
     meth: binding.method.toUpperCase(),
     path: binding.path,
     ...(binding.query ? { query: binding.query } : {}),
     ...bodyHashClaims(binding.body, options.hashFunction ?? 'S256'),
   };
-  const claims: JWTPayload & { request: RequestClaim } = {
-    iss: options.issuer,
-    aud: options.audience,
-    jti: options.jti ?? crypto.randomUUID(),
-    iat: now,
-    nbf: now,
-    exp: now + (options.lifetime ?? 5),
-    request,
-  };
-  if (options.subject !== undefined) claims.sub = options.subject;
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: options.algorithm ?? 'RS512', kid: options.signingKey.kid, typ: 'JWT' })
-    .sign(options.signingKey.privateKey);
+  return signJws(
+    { ...options, jti: options.jti ?? crypto.randomUUID(), lifetime: options.lifetime ?? 5 },
+    { request },
+  );
 }
 
-export interface VerifyRequestJwtOptions {
+export interface VerifyRequestJwtOptions extends VerifyJwsOptions {
   readonly binding: HttpRequestBinding;
-  readonly audience: string | readonly string[];
-  readonly issuer?: string;
-  readonly subject?: string;
-  readonly resolveKey: KeyResolver;
-  readonly now: number;
-  readonly leeway: number;
-  readonly maxLifetime: number;
 }
 
 export interface VerifiedRequestJwt {

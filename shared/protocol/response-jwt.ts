@@ -1,12 +1,12 @@
-import { type JWTPayload, SignJWT } from 'jose';
+import type { JWTPayload } from 'jose';
 import type { HashFunction } from '#shared/protocol/content-hash';
 import {
   bodyHashClaims,
   checkBodyHash,
   isObject,
-  type KeyResolver,
-  type SignatureAlgorithm,
-  type SigningKey,
+  type SignJwsOptions,
+  signJws,
+  type VerifyJwsOptions,
   verifyJws,
 } from '#shared/protocol/jws';
 import { ProtocolRejection } from '#shared/protocol/rejection';
@@ -29,55 +29,30 @@ export interface ResponseClaim {
   readonly cache?: string;
 }
 
-export interface SignResponseJwtOptions {
-  readonly signingKey: SigningKey;
-  readonly algorithm?: SignatureAlgorithm;
-  /** The API identity the request addressed (`api` or `lka`). */
+export interface SignResponseJwtOptions extends Omit<SignJwsOptions, 'lifetime'> {
+  /** The API identity the request addressed (`api` or `lka`); the audience is the requester's claimed `iss`, and
+   * `jti` the request's, echoed so the caller can pair response and request. */
   readonly issuer: string;
-  /** The requester's claimed `iss`; absent only when the request carried none. */
-  readonly audience?: string;
-  readonly subject?: string;
-  /** The request's `jti`, echoed so the caller can pair response and request. */
-  readonly jti?: string;
   readonly binding: HttpResponseBinding;
   readonly hashFunction?: HashFunction;
-  readonly now: number;
   readonly lifetime?: number;
 }
 
 export async function signResponseJwt(options: SignResponseJwtOptions): Promise<string> {
-  const { binding, now } = options;
+  const { binding } = options;
   const response: ResponseClaim = {
     status: binding.status,
     ...bodyHashClaims(binding.body, options.hashFunction ?? 'S256'),
     ...(binding.location === undefined ? {} : { location: binding.location }),
     ...(binding.cache === undefined ? {} : { cache: binding.cache }),
   };
-  const claims: JWTPayload & { response: ResponseClaim } = {
-    iss: options.issuer,
-    iat: now,
-    nbf: now,
-    exp: now + (options.lifetime ?? 30),
-    response,
-  };
-  if (options.audience !== undefined) claims.aud = options.audience;
-  if (options.subject !== undefined) claims.sub = options.subject;
-  if (options.jti !== undefined) claims.jti = options.jti;
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: options.algorithm ?? 'RS512', kid: options.signingKey.kid, typ: 'JWT' })
-    .sign(options.signingKey.privateKey);
+  return signJws({ ...options, lifetime: options.lifetime ?? 30 }, { response });
 }
 
-export interface VerifyResponseJwtOptions {
-  readonly binding: HttpResponseBinding;
-  readonly issuer: string;
+export interface VerifyResponseJwtOptions extends VerifyJwsOptions {
   readonly audience: string;
-  readonly subject?: string;
+  readonly binding: HttpResponseBinding;
   readonly jti: string;
-  readonly resolveKey: KeyResolver;
-  readonly now: number;
-  readonly leeway: number;
-  readonly maxLifetime: number;
 }
 
 /** Verifies a response JWT the way the Java SDK does, which is the stricter of the two (sdk-compatibility §4.2). */

@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from '#shared/store/dynamo';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, queryAll, tableName } from '#shared/store/dynamo';
 import { apiKeyKey, apiKeyPartition, currentApiKeyKey } from '#shared/store/keys';
 
 /**
@@ -45,18 +45,15 @@ export async function getCurrentApiPublicKey(): Promise<ApiPublicKey | undefined
 }
 
 export async function listApiPublicKeys(): Promise<{ current: string | undefined; keys: ApiPublicKey[] }> {
-  const { Items = [] } = await dynamo.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': apiKeyPartition },
-      ConsistentRead: true,
-    }),
-  );
-  const current = Items.find((item) => item.sk === currentApiKeyKey.sk);
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': apiKeyPartition },
+    ConsistentRead: true,
+  });
+  const current = items.find((item) => item.sk === currentApiKeyKey.sk);
   return {
     current: current?.kid as string | undefined,
-    keys: Items.filter((item) => item.sk !== currentApiKeyKey.sk).map(toApiPublicKey),
+    keys: items.filter((item) => item.sk !== currentApiKeyKey.sk).map(toApiPublicKey),
   };
 }
 

@@ -1,29 +1,19 @@
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DirectoryView } from '#shared/domain/directory';
-import { dynamo, tableName } from '#shared/store/dynamo';
+import { dynamo, queryAll, tableName } from '#shared/store/dynamo';
 import { directoryRecordKey, directoryRecordPrefix, organizationKey } from '#shared/store/keys';
 
 /** An organization's directories: one Query on its partition, however many there are. */
 export async function listDirectories(organizationId: string): Promise<DirectoryView[]> {
-  const directories: DirectoryView[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': organizationKey(organizationId).pk,
-          ':prefix': directoryRecordPrefix,
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) directories.push(toDirectoryView(item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return directories;
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': organizationKey(organizationId).pk,
+      ':prefix': directoryRecordPrefix,
+    },
+    ConsistentRead: true,
+  });
+  return items.map(toDirectoryView);
 }
 
 /**

@@ -1,8 +1,8 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { EntityKey, KeyType } from '#shared/domain/entity-key';
 import { ApiError } from '#shared/errors';
 import type { Entity } from '#shared/protocol/entity';
-import { dynamo, isConditionalFailure, tableName } from '#shared/store/dynamo';
+import { dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
 import { entityKeyKey, entityKeyPrefix, entityPartition } from '#shared/store/keys';
 
 /** Adds a public key to an entity; the same key twice on one entity is KEY-002. */
@@ -31,15 +31,12 @@ export async function putEntityKey(entity: Entity, key: EntityKey): Promise<void
 
 /** All of an entity's keys in one strongly consistent Query: a deactivated key must stop working at once. */
 export async function listEntityKeys(entity: Entity): Promise<EntityKey[]> {
-  const { Items = [] } = await dynamo.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': entityPartition(entity), ':prefix': entityKeyPrefix },
-      ConsistentRead: true,
-    }),
-  );
-  return Items.map((item) => ({
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': entityPartition(entity), ':prefix': entityKeyPrefix },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({
     kid: item.kid as string,
     publicKeyPem: item.publicKey as string,
     keyType: item.keyType as KeyType,

@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Organization } from '#shared/domain/organization';
-import { dynamo, tableName } from '#shared/store/dynamo';
+import { dynamo, queryAll, tableName } from '#shared/store/dynamo';
 import { organizationKey, organizationListingKey, organizationListPartition } from '#shared/store/keys';
 
 /** Writes the organization, then its listing entry; the listing carries the name so lists never read each item. */
@@ -29,21 +29,11 @@ export async function getOrganization(organizationId: string): Promise<Organizat
 }
 
 export async function listOrganizations(): Promise<Organization[]> {
-  const organizations: Organization[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': organizationListPartition },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) organizations.push(toOrganization(item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return organizations;
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': organizationListPartition },
+  });
+  return items.map(toOrganization);
 }
 
 function toOrganization(item: Record<string, unknown>): Organization {

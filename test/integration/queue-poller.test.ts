@@ -11,7 +11,7 @@ import {
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineClientConfig, type LocalEngines, startEngines } from '#infra/local/engines';
-import { type QueuePoller, startQueuePoller } from '#infra/local/queue-poller';
+import { type QueueFunction, type QueuePoller, startQueuePoller } from '#infra/local/queue-poller';
 
 let dataDir: string;
 let engines: LocalEngines;
@@ -51,6 +51,19 @@ async function queuePair(name: string, maxReceiveCount: number) {
   };
 }
 
+/** Feeds a queue to a handler the way the event source mapping would, until the file's tests end. */
+function poll(queue: { queueUrl: string; queueArn: string }, handler: QueueFunction): void {
+  pollers.push(
+    startQueuePoller({
+      endpoint: engines.sqsEndpoint,
+      ...queue,
+      functionName: 'test',
+      handler,
+      batchSize: 10,
+    }),
+  );
+}
+
 async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
@@ -81,16 +94,7 @@ describe('the local queue poller (the event source mapping of the webhook worker
       }
       return { batchItemFailures: failures };
     };
-    pollers.push(
-      startQueuePoller({
-        endpoint: engines.sqsEndpoint,
-        queueUrl,
-        queueArn,
-        functionName: 'test',
-        handler,
-        batchSize: 10,
-      }),
-    );
+    poll({ queueUrl, queueArn }, handler);
     for (const body of ['ok', 'fails-once', 'always-fails']) {
       await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
     }
@@ -116,16 +120,7 @@ describe('the local queue poller (the event source mapping of the webhook worker
       received.push(...event.Records.map((record) => record.body));
       return undefined;
     };
-    pollers.push(
-      startQueuePoller({
-        endpoint: engines.sqsEndpoint,
-        queueUrl,
-        queueArn,
-        functionName: 'test',
-        handler,
-        batchSize: 10,
-      }),
-    );
+    poll({ queueUrl, queueArn }, handler);
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'again' }));
     await until(() => received.includes('again'));
     expect(calls).toBe(2);
