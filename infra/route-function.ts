@@ -57,8 +57,9 @@ export class RouteFunction extends NodejsFunction {
         minify: true,
         sourceMap: true,
         mainFields: ['module', 'main'],
-        // Bundle the AWS SDK too: the version the tests ran is the version that runs, not whatever the runtime ships.
-        externalModules: [],
+        // The Node 22 runtime ships AWS SDK v3; bundling another copy would add ~350 KB to every function and put
+        // each over the 500 KB budget (architecture.md), for a cold start that parses it all.
+        externalModules: ['@aws-sdk/*'],
         // CommonJS dependencies inside an ESM bundle still call require().
         banner:
           "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",

@@ -1,13 +1,7 @@
-import * as v from 'valibot';
-import { forbidden } from '#shared/errors';
 import { ok } from '#shared/http/reply';
-import { uuid } from '#shared/http/schemas/common';
+import { listDirectoriesByIdsBody } from '#shared/http/schemas/directories';
 import { signedHandler } from '#shared/http/signed-handler';
-import { getDirectories } from '#shared/store/directories';
-
-const body = v.strictObject({
-  directory_ids: v.pipe(v.array(uuid), v.maxLength(100, 'at most 100 ids per request')),
-});
+import { listDirectoriesByIds } from '#shared/use-cases/directories';
 
 /**
  * POST /organization/v3/directories/list: the named directories, in the order asked. Any id the organization does
@@ -15,11 +9,6 @@ const body = v.strictObject({
  */
 export const handler = signedHandler({
   subject: 'org',
-  body,
-  handle: async ({ caller, body: { directory_ids: ids } }) => {
-    const directories = await getDirectories(caller.subject.id, ids);
-    const missing = ids.find((id) => !directories.has(id));
-    if (missing) throw forbidden(`Directory ${missing} is not a directory of this organization`);
-    return ok([...new Set(ids)].map((id) => directories.get(id)));
-  },
+  body: listDirectoriesByIdsBody,
+  handle: async ({ caller, body }) => ok(await listDirectoriesByIds(caller.subject.id, body.directory_ids)),
 });

@@ -157,6 +157,10 @@ function toEvent(
     queryStringParameters[name] =
       queryStringParameters[name] === undefined ? value : `${queryStringParameters[name]},${value}`;
   }
+  // API Gateway tells the function how the client reached it.
+  headers['x-forwarded-proto'] = 'http';
+  headers['x-forwarded-for'] = request.socket.remoteAddress ?? '127.0.0.1';
+  headers['x-forwarded-port'] = String(request.socket.localPort ?? '');
   const isText = textContentType.test(headers['content-type'] ?? '');
   const now = new Date();
   return {

@@ -130,7 +130,7 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
       if (!values.org || !values['public-key']) usage('org key add needs --org and --public-key.');
       const { getOrganization } = await import('#shared/store/organizations');
       if (!(await getOrganization(values.org))) throw new Error(`There is no organization ${values.org}`);
-      const { addEntityKey } = await import('#shared/use-cases/add-entity-key');
+      const { addEntityKey } = await import('#shared/use-cases/entity-keys');
       const key = await addEntityKey(
         { type: 'org', id: values.org },
         {

@@ -12,3 +12,12 @@ export interface DirectoryView {
   readonly denial_context_inquiry_enabled: boolean;
   readonly webhook_url: string | null;
 }
+
+/** What may change on a directory; absent fields stay, null clears a nullable one. */
+export interface DirectoryChanges {
+  readonly active?: boolean;
+  readonly androidKey?: string | null;
+  readonly iosCertificateFingerprint?: string | null;
+  readonly denialContextInquiryEnabled?: boolean;
+  readonly webhookUrl?: string | null;
+}

@@ -14,6 +14,17 @@ export function rawBody(event: HttpEvent): Buffer | undefined {
   return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
 }
 
+/**
+ * The base URL clients reach this API at, for links the API hands out: PUBLIC_BASE_URL when an operator set one (a
+ * custom domain), otherwise the scheme and host the request came in on.
+ */
+export function publicBaseUrl(event: HttpEvent): string {
+  const configured = process.env.PUBLIC_BASE_URL;
+  if (configured) return configured.replace(/\/+$/, '');
+  const scheme = header(event, 'x-forwarded-proto') ?? 'https';
+  return `${scheme}://${header(event, 'host') ?? event.requestContext.domainName}`;
+}
+
 export function requestBinding(event: HttpEvent): HttpRequestBinding {
   const body = rawBody(event);
   return {

@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type * as v from 'valibot';
-import type { HttpEvent } from '#shared/http/event';
+import { type HttpEvent, publicBaseUrl } from '#shared/http/event';
 import { authenticate } from '#shared/http/middlewares/authenticate';
 import { authorizeSubject, type SubjectRequirement } from '#shared/http/middlewares/authorize-subject';
 import { type BodyRule, type BodySchema, decryptBody } from '#shared/http/middlewares/decrypt-body';
@@ -18,6 +18,8 @@ export interface SignedRequest<Body> {
   readonly pathParameters: Readonly<Record<string, string | undefined>>;
   /** The instant the request arrived; use cases compare expiries against it. */
   readonly receivedAt: Date;
+  /** Where clients reach this API, for links in answers. */
+  readonly baseUrl: string;
 }
 
 export type BodyOf<Rule extends BodyRule> = Rule extends BodySchema ? v.InferOutput<Rule> : undefined;
@@ -45,6 +47,7 @@ export function signedHandler<Rule extends BodyRule>(operation: SignedOperation<
         body: body as BodyOf<Rule>,
         pathParameters: event.pathParameters ?? {},
         receivedAt: new Date(receivedAt),
+        baseUrl: publicBaseUrl(event),
       });
       // The response signer turns the reply into the HTTP result in its `after`.
       return reply as unknown as APIGatewayProxyStructuredResultV2;

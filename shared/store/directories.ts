@@ -1,7 +1,70 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import type { DirectoryView } from '#shared/domain/directory';
-import { dynamo, queryAll, tableName } from '#shared/store/dynamo';
-import { directoryRecordKey, directoryRecordPrefix, organizationKey } from '#shared/store/keys';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DirectoryChanges, DirectoryView } from '#shared/domain/directory';
+import { nameKey } from '#shared/domain/names';
+import { isoSeconds } from '#shared/time';
+import { batchGetAll, dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
+import { deleteEntityHead, putEntityHead } from '#shared/store/heads';
+import {
+  directoryNameClaimKey,
+  directoryRecordKey,
+  directoryRecordPrefix,
+  organizationKey,
+  sdkKeyLookupKey,
+} from '#shared/store/keys';
+import { claimName, releaseName } from '#shared/store/name-claims';
+import { updateExpression } from '#shared/store/update-expression';
+
+/**
+ * Creates a directory under its unique name. Returns false when the organization already has a directory of that name.
+ * The name is claimed first and the record written last, so a create that dies half-way leaves only a claim that
+ * `claimName` recognises as abandoned, and an unreachable head.
+ */
+export async function createDirectory(
+  organizationId: string,
+  directory: { readonly id: string; readonly name: string },
+  now: Date,
+): Promise<boolean> {
+  const claim = directoryNameClaimKey(organizationId, nameKey(directory.name));
+  const exists = async (directoryId: string) =>
+    (await getDirectory(organizationId, directoryId)) !== undefined;
+  if (!(await claimName(claim, directory.id, exists, now))) return false;
+  const entity = { type: 'dir', id: directory.id } as const;
+  try {
+    await putEntityHead(entity, { organizationId });
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...directoryRecordKey(organizationId, directory.id),
+          id: directory.id,
+          name: directory.name,
+          active: true,
+          denialContextInquiryEnabled: true,
+          created: isoSeconds(now),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    await Promise.allSettled([deleteEntityHead(entity), releaseName(claim, directory.id)]);
+    throw error;
+  }
+  return true;
+}
+
+export async function getDirectory(
+  organizationId: string,
+  directoryId: string,
+): Promise<DirectoryView | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: directoryRecordKey(organizationId, directoryId),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? toDirectoryView(Item) : undefined;
+}
 
 /** An organization's directories: one Query on its partition, however many there are. */
 export async function listDirectories(organizationId: string): Promise<DirectoryView[]> {
@@ -24,24 +87,109 @@ export async function getDirectories(
   organizationId: string,
   directoryIds: readonly string[],
 ): Promise<Map<string, DirectoryView>> {
-  const found = new Map<string, DirectoryView>();
-  const unique = [...new Set(directoryIds)];
-  for (let start = 0; start < unique.length; start += 100) {
-    let keys: Record<string, unknown>[] = unique
-      .slice(start, start + 100)
-      .map((id) => ({ ...directoryRecordKey(organizationId, id) }));
-    while (keys.length > 0) {
-      const { Responses, UnprocessedKeys } = await dynamo.send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }),
-      );
-      for (const item of Responses?.[tableName] ?? []) {
-        const directory = toDirectoryView(item);
-        found.set(directory.id, directory);
-      }
-      keys = (UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-    }
+  const items = await batchGetAll(
+    [...new Set(directoryIds)].map((id) => directoryRecordKey(organizationId, id)),
+  );
+  return new Map(items.map((item) => [item.id as string, toDirectoryView(item)]));
+}
+
+const directoryAttributes: Readonly<Record<keyof DirectoryChanges, string>> = {
+  active: 'active',
+  androidKey: 'androidKey',
+  iosCertificateFingerprint: 'iosCertificateFingerprint',
+  denialContextInquiryEnabled: 'denialContextInquiryEnabled',
+  webhookUrl: 'webhookUrl',
+};
+
+/** Applies the changes present; a null removes the attribute. Returns false when there is no such directory. */
+export async function updateDirectory(
+  organizationId: string,
+  directoryId: string,
+  changes: DirectoryChanges,
+): Promise<boolean> {
+  const update = updateExpression(changes, directoryAttributes);
+  if (!update) return (await getDirectory(organizationId, directoryId)) !== undefined;
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: directoryRecordKey(organizationId, directoryId),
+        ConditionExpression: 'attribute_exists(pk)',
+        ...update,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalFailure(error)) return false;
+    throw error;
   }
-  return found;
+}
+
+/**
+ * Adds an SDK key to a directory. The lookup the authenticator uses is written first: a key is only ever valid once it
+ * is in the directory's set, so a lookup left by a failed add points at nothing usable.
+ */
+export async function addSdkKey(organizationId: string, directoryId: string, sdkKey: string): Promise<void> {
+  await dynamo.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...sdkKeyLookupKey(sdkKey), organizationId, directoryId },
+    }),
+  );
+  await dynamo.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: directoryRecordKey(organizationId, directoryId),
+      UpdateExpression: 'ADD sdkKeys :key',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':key': new Set([sdkKey]) },
+    }),
+  );
+}
+
+/**
+ * Removes an SDK key unless it is not the directory's (ORG-006) or its last (ORG-005): one conditional update decides,
+ * so concurrent removals can never leave a directory without a key.
+ */
+export async function removeSdkKey(
+  organizationId: string,
+  directoryId: string,
+  sdkKey: string,
+): Promise<'removed' | 'not-a-member' | 'last'> {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: directoryRecordKey(organizationId, directoryId),
+        UpdateExpression: 'DELETE sdkKeys :key',
+        ConditionExpression: 'contains(sdkKeys, :member) AND size(sdkKeys) > :one',
+        ExpressionAttributeValues: { ':key': new Set([sdkKey]), ':member': sdkKey, ':one': 1 },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalFailure(error)) throw error;
+    const directory = await getDirectory(organizationId, directoryId);
+    return directory?.sdk_keys.includes(sdkKey) ? 'last' : 'not-a-member';
+  }
+  await dynamo.send(new DeleteCommand({ TableName: tableName, Key: sdkKeyLookupKey(sdkKey) }));
+  return 'removed';
+}
+
+/** Adds a service to its directory's `service_ids`. */
+export async function addDirectoryService(
+  organizationId: string,
+  directoryId: string,
+  serviceId: string,
+): Promise<void> {
+  await dynamo.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: directoryRecordKey(organizationId, directoryId),
+      UpdateExpression: 'ADD serviceIds :id',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':id': new Set([serviceId]) },
+    }),
+  );
 }
 
 function toDirectoryView(item: Record<string, unknown>): DirectoryView {
@@ -50,8 +198,8 @@ function toDirectoryView(item: Record<string, unknown>): DirectoryView {
     name: item.name as string,
     active: item.active as boolean,
     premium: false,
-    service_ids: (item.serviceIds as string[] | undefined) ?? [],
-    sdk_keys: (item.sdkKeys as string[] | undefined) ?? [],
+    service_ids: [...((item.serviceIds as Set<string> | undefined) ?? [])].sort(),
+    sdk_keys: [...((item.sdkKeys as Set<string> | undefined) ?? [])].sort(),
     android_key: (item.androidKey as string | undefined) ?? null,
     ios_certificate_fingerprint: (item.iosCertificateFingerprint as string | undefined) ?? null,
     denial_context_inquiry_enabled: (item.denialContextInquiryEnabled as boolean | undefined) ?? true,

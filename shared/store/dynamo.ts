@@ -1,7 +1,13 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { requireEnv } from '#shared/config';
 import { serviceUnavailable } from '#shared/errors';
+import type { ItemKey } from '#shared/store/keys';
 
 export const tableName = requireEnv('TABLE_NAME');
 
@@ -41,6 +47,22 @@ export async function queryAll(
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
+  return items;
+}
+
+/** Strongly consistent reads of many items by key, 100 to a request, retrying what the store left unprocessed. */
+export async function batchGetAll(keys: readonly ItemKey[]): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for (let start = 0; start < keys.length; start += 100) {
+    let pending: Record<string, unknown>[] = keys.slice(start, start + 100).map((key) => ({ ...key }));
+    while (pending.length > 0) {
+      const { Responses, UnprocessedKeys } = await dynamo.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
+      );
+      items.push(...(Responses?.[tableName] ?? []));
+      pending = UnprocessedKeys?.[tableName]?.Keys ?? [];
+    }
+  }
   return items;
 }
 

@@ -1,11 +1,13 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EntityKey, KeyType } from '#shared/domain/entity-key';
 import { ApiError } from '#shared/errors';
 import type { Entity } from '#shared/protocol/entity';
 import { dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
+import { forgetKey, rememberKey } from '#shared/store/heads';
 import { entityKeyKey, entityKeyPrefix, entityPartition } from '#shared/store/keys';
+import { updateExpression } from '#shared/store/update-expression';
 
-/** Adds a public key to an entity; the same key twice on one entity is KEY-002. */
+/** Adds a public key to an entity and its key set; the same key twice on one entity is KEY-002. */
 export async function putEntityKey(entity: Entity, key: EntityKey): Promise<void> {
   try {
     await dynamo.send(
@@ -18,7 +20,7 @@ export async function putEntityKey(entity: Entity, key: EntityKey): Promise<void
           keyType: key.keyType,
           active: key.active,
           created: key.created,
-          expires: key.expires,
+          ...(key.expires === null ? {} : { expires: key.expires }),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -27,6 +29,7 @@ export async function putEntityKey(entity: Entity, key: EntityKey): Promise<void
     if (isConditionalFailure(error)) throw new ApiError('KEY-002', `Key ${key.kid} is already registered`);
     throw error;
   }
+  await rememberKey(entity, key.kid);
 }
 
 /** All of an entity's keys in one strongly consistent Query: a deactivated key must stop working at once. */
@@ -36,12 +39,76 @@ export async function listEntityKeys(entity: Entity): Promise<EntityKey[]> {
     ExpressionAttributeValues: { ':pk': entityPartition(entity), ':prefix': entityKeyPrefix },
     ConsistentRead: true,
   });
-  return items.map((item) => ({
+  return items.map(toEntityKey);
+}
+
+export async function getEntityKey(entity: Entity, kid: string): Promise<EntityKey | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: entityKeyKey(entity, kid), ConsistentRead: true }),
+  );
+  return Item ? toEntityKey(Item) : undefined;
+}
+
+/** Changes `active` and `expires` of a key; returns false when the entity has no such key. */
+export async function updateEntityKey(
+  entity: Entity,
+  kid: string,
+  changes: { readonly active?: boolean; readonly expires?: string | null },
+): Promise<boolean> {
+  const update = updateExpression(changes, { active: 'active', expires: 'expires' });
+  if (!update) return (await getEntityKey(entity, kid)) !== undefined;
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: entityKeyKey(entity, kid),
+        ConditionExpression: 'attribute_exists(pk)',
+        ...update,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Removes a key unless it is unknown (KEY-003) or the entity's last (KEY-004). The key leaves the entity's key set
+ * first, conditionally, then its item goes: concurrent removals cannot leave an entity without keys. A key whose item
+ * exists but that the set lacks (a process died between the two writes of an add) is put back in the set first.
+ */
+export async function removeEntityKey(entity: Entity, kid: string): Promise<'removed' | 'unknown' | 'last'> {
+  if (!(await getEntityKey(entity, kid))) return 'unknown';
+  let outcome = await forgetKey(entity, kid);
+  if (outcome === 'not-a-member') {
+    await rememberKey(entity, kid);
+    outcome = await forgetKey(entity, kid);
+  }
+  if (outcome === 'last') return 'last';
+  if (outcome === 'not-a-member') return 'unknown';
+  try {
+    await dynamo.send(
+      new DeleteCommand({
+        TableName: tableName,
+        Key: entityKeyKey(entity, kid),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
+    return 'removed';
+  } catch (error) {
+    if (isConditionalFailure(error)) return 'unknown';
+    throw error;
+  }
+}
+
+function toEntityKey(item: Record<string, unknown>): EntityKey {
+  return {
     kid: item.kid as string,
     publicKeyPem: item.publicKey as string,
     keyType: item.keyType as KeyType,
     active: item.active as boolean,
     created: item.created as string,
-    expires: (item.expires as string | null | undefined) ?? null,
-  }));
+    expires: (item.expires as string | undefined) ?? null,
+  };
 }

@@ -3,6 +3,22 @@ import type { Entity, EntityType } from '#shared/protocol/entity';
 /**
  * Every item key of the single table, in one place. Partitions are named after what they hold; handlers and use cases
  * never build key strings.
+ *
+ *   ORG#<org>   ORG              the organization (its head: name, key set)
+ *               KEY#<kid>        its public keys
+ *               DIR#<dir>        its directories' records
+ *               DIRNAME#<name>   directory name claims (unique per organization)
+ *               SVC#<svc>        its Organization Services' records
+ *   DIR#<dir>   HEAD             the directory's head: owner, key set
+ *               KEY#<kid>        its public keys
+ *               SVC#<svc>        its Directory Services' records
+ *   SVC#<svc>   HEAD             the service's head: owners, key set
+ *               KEY#<kid>        its public keys
+ *               POLICY           its service policy
+ *   SVCNAME#<name>  CLAIM        service name claims (unique across all services)
+ *   SDKKEY#<key>    SDKKEY       which directory an SDK key belongs to
+ *   API             KEY#<kid>, CURRENT   the API's public keys
+ *   JTI#<issuer>#<jti>  JTI      replay protection
  */
 export interface ItemKey {
   readonly pk: string;
@@ -15,10 +31,13 @@ export function entityPartition(entity: Entity): string {
   return `${partitionPrefix[entity.type]}${entity.id}`;
 }
 
-export const organizationKey = (organizationId: string): ItemKey => ({
-  pk: `ORG#${organizationId}`,
-  sk: 'ORG',
-});
+/** The item that says an entity exists, who owns it and how many keys it has. */
+export function entityHeadKey(entity: Entity): ItemKey {
+  return { pk: entityPartition(entity), sk: entity.type === 'org' ? 'ORG' : 'HEAD' };
+}
+
+export const organizationKey = (organizationId: string): ItemKey =>
+  entityHeadKey({ type: 'org', id: organizationId });
 
 /** One partition lists every organization, so the admin CLI never scans. */
 export const organizationListPartition = 'ORGS';
@@ -27,21 +46,29 @@ export const organizationListingKey = (organizationId: string): ItemKey => ({
   sk: `ORG#${organizationId}`,
 });
 
-/**
- * A directory's record lives in its organization's partition, so listing an organization's directories is one Query
- * and reading one by id needs only the caller's organization; the owner pointer answers "whose is this directory?"
- * for subjects that arrive by id alone.
- */
+export const directoryRecordPrefix = 'DIR#';
 export const directoryRecordKey = (organizationId: string, directoryId: string): ItemKey => ({
-  pk: `ORG#${organizationId}`,
+  pk: entityPartition({ type: 'org', id: organizationId }),
   sk: `${directoryRecordPrefix}${directoryId}`,
 });
-export const directoryRecordPrefix = 'DIR#';
-export const directoryOwnerKey = (directoryId: string): ItemKey => ({
-  pk: `DIR#${directoryId}`,
-  sk: 'OWNER',
+export const directoryNameClaimKey = (organizationId: string, nameKey: string): ItemKey => ({
+  pk: entityPartition({ type: 'org', id: organizationId }),
+  sk: `DIRNAME#${nameKey}`,
 });
-export const serviceOwnerKey = (serviceId: string): ItemKey => ({ pk: `SVC#${serviceId}`, sk: 'OWNER' });
+
+export const serviceRecordPrefix = 'SVC#';
+/** A service's record lives in its owner's partition: its directory's, or its organization's. */
+export const serviceRecordKey = (owner: Entity, serviceId: string): ItemKey => ({
+  pk: entityPartition(owner),
+  sk: `${serviceRecordPrefix}${serviceId}`,
+});
+export const serviceNameClaimKey = (nameKey: string): ItemKey => ({ pk: `SVCNAME#${nameKey}`, sk: 'CLAIM' });
+export const servicePolicyKey = (serviceId: string): ItemKey => ({
+  pk: entityPartition({ type: 'svc', id: serviceId }),
+  sk: 'POLICY',
+});
+
+export const sdkKeyLookupKey = (sdkKey: string): ItemKey => ({ pk: `SDKKEY#${sdkKey}`, sk: 'SDKKEY' });
 
 /** An entity's public keys live in the entity's own partition, so one Query returns all of them. */
 export const entityKeyPrefix = 'KEY#';

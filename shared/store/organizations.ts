@@ -3,7 +3,10 @@ import type { Organization } from '#shared/domain/organization';
 import { dynamo, queryAll, tableName } from '#shared/store/dynamo';
 import { organizationKey, organizationListingKey, organizationListPartition } from '#shared/store/keys';
 
-/** Writes the organization, then its listing entry; the listing carries the name so lists never read each item. */
+/**
+ * Writes the organization (its head, whose key set starts empty), then its listing entry; the listing carries the name so
+ * lists never read each item.
+ */
 export async function putOrganization(organization: Organization): Promise<void> {
   const attributes = { id: organization.id, name: organization.name, created: organization.created };
   await dynamo.send(

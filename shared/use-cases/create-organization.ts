@@ -5,7 +5,7 @@ import { invalidArgument } from '#shared/errors';
 import { publicKeyPem } from '#shared/protocol/pem';
 import { putOrganization } from '#shared/store/organizations';
 import { isoSeconds } from '#shared/time';
-import { addEntityKey } from '#shared/use-cases/add-entity-key';
+import { addEntityKey, checkPublicKey } from '#shared/use-cases/entity-keys';
 
 export interface CreateOrganizationInput {
   readonly name: string;
@@ -34,10 +34,10 @@ export async function createOrganization(
     privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     publicKey = publicKeyPem(privateKey);
   }
+  // The key is checked before anything is written, so a bad key leaves nothing behind.
+  checkPublicKey(publicKey);
   const organization: Organization = { id: randomUUID(), name, created: isoSeconds(now) };
-  // The key is checked before the organization is written, so a bad key leaves nothing behind.
-  const entity = { type: 'org', id: organization.id } as const;
-  const key = await addEntityKey(entity, { publicKeyPem: publicKey }, now);
   await putOrganization(organization);
+  const key = await addEntityKey({ type: 'org', id: organization.id }, { publicKeyPem: publicKey }, now);
   return { organization, key, ...(privateKeyPem === undefined ? {} : { privateKeyPem }) };
 }

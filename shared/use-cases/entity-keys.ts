@@ -3,7 +3,7 @@ import { ApiError } from '#shared/errors';
 import type { Entity } from '#shared/protocol/entity';
 import { keyId } from '#shared/protocol/kid';
 import { InvalidKeyError, importPublicKey } from '#shared/protocol/pem';
-import { putEntityKey } from '#shared/store/entity-keys';
+import { listEntityKeys, putEntityKey, removeEntityKey, updateEntityKey } from '#shared/store/entity-keys';
 import { isoSeconds } from '#shared/time';
 
 export interface NewEntityKey {
@@ -14,20 +14,25 @@ export interface NewEntityKey {
   readonly expires?: string | null;
 }
 
+/** Validates a PEM public key and returns its kid; an invalid one is KEY-001 with the reason. */
+export function checkPublicKey(publicKeyPem: string): string {
+  try {
+    return keyId(importPublicKey(publicKeyPem));
+  } catch (error) {
+    if (error instanceof InvalidKeyError) {
+      throw new ApiError('KEY-001', `Invalid public key: ${error.message}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
 /** Registers a public key for an organization, directory or service and returns it with its kid. */
 export async function addEntityKey(
   entity: Entity,
   input: NewEntityKey,
   now = new Date(),
 ): Promise<EntityKey> {
-  let kid: string;
-  try {
-    kid = keyId(importPublicKey(input.publicKeyPem));
-  } catch (error) {
-    if (error instanceof InvalidKeyError)
-      throw new ApiError('KEY-001', `Invalid public key: ${error.message}`, { cause: error });
-    throw error;
-  }
+  const kid = checkPublicKey(input.publicKeyPem);
   const keyType = input.keyType ?? KeyType.both;
   if (!isKeyType(keyType))
     throw new ApiError('ARG-001', 'key_type must be 0 (both), 1 (encryption) or 2 (signature)');
@@ -41,4 +46,49 @@ export async function addEntityKey(
   };
   await putEntityKey(entity, key);
   return key;
+}
+
+/** A public key as the key-list endpoints show it (sdk-compatibility §7.2); `key_type` is always there for JV. */
+export interface EntityKeyView {
+  readonly id: string;
+  readonly public_key: string;
+  readonly date_created: string;
+  readonly date_expires: string | null;
+  readonly active: boolean;
+  readonly key_type: KeyType;
+}
+
+export async function listEntityKeyViews(entity: Entity): Promise<EntityKeyView[]> {
+  const keys = await listEntityKeys(entity);
+  return keys
+    .sort((a, b) => a.created.localeCompare(b.created) || a.kid.localeCompare(b.kid))
+    .map((key) => ({
+      id: key.kid,
+      public_key: key.publicKeyPem,
+      date_created: key.created,
+      date_expires: key.expires,
+      active: key.active,
+      key_type: key.keyType,
+    }));
+}
+
+/** Changes a key's `active` and `date_expires`; an unknown key is KEY-003. Takes effect on the next request. */
+export async function changeEntityKey(
+  entity: Entity,
+  kid: string,
+  changes: { readonly active?: boolean; readonly expires?: string | null },
+): Promise<void> {
+  if (!(await updateEntityKey(entity, kid, changes))) throw new ApiError('KEY-003', `There is no key ${kid}`);
+}
+
+/** Removes a key; an unknown one is KEY-003, the last one KEY-004. */
+export async function deleteEntityKey(entity: Entity, kid: string): Promise<void> {
+  const outcome = await removeEntityKey(entity, kid);
+  if (outcome === 'unknown') throw new ApiError('KEY-003', `There is no key ${kid}`);
+  if (outcome === 'last') {
+    throw new ApiError(
+      'KEY-004',
+      'The last key cannot be removed; add another first, or deactivate this one',
+    );
+  }
 }

@@ -152,7 +152,7 @@ describe('the client refuses answers it cannot trust', () => {
 
   it('an answer encrypted to a key it does not hold (single-purpose keys feature)', async () => {
     const { putOrganization } = await import('#shared/store/organizations');
-    const { addEntityKey } = await import('#shared/use-cases/add-entity-key');
+    const { addEntityKey } = await import('#shared/use-cases/entity-keys');
     const id = randomUUID();
     const signature = rsaKeyPair();
     const encryption = rsaKeyPair();

@@ -13,7 +13,7 @@ let service: TestRuntime;
 let client: ApiClient;
 let base: Omit<ForgeSpec, 'baseUrl'> & { baseUrl: string };
 let apiKey: { kid: string; publicKey: ReturnType<typeof createPublicKey> };
-let addEntityKey: typeof import('#shared/use-cases/add-entity-key').addEntityKey;
+let addEntityKey: typeof import('#shared/use-cases/entity-keys').addEntityKey;
 let putOrganization: typeof import('#shared/store/organizations').putOrganization;
 
 beforeAll(async () => {
@@ -22,7 +22,7 @@ beforeAll(async () => {
   const privateKey = createPrivateKey(service.organizationKeyPem);
   base = { baseUrl: service.baseUrl, issuer: service.issuer, kid: keyId(privateKey), privateKey };
   apiKey = await client.currentApiKey();
-  ({ addEntityKey } = await import('#shared/use-cases/add-entity-key'));
+  ({ addEntityKey } = await import('#shared/use-cases/entity-keys'));
   ({ putOrganization } = await import('#shared/store/organizations'));
 });
 afterAll(async () => {

@@ -6,7 +6,7 @@ import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 
 let service: TestRuntime;
 let createOrganization: typeof import('#shared/use-cases/create-organization').createOrganization;
-let addEntityKey: typeof import('#shared/use-cases/add-entity-key').addEntityKey;
+let addEntityKey: typeof import('#shared/use-cases/entity-keys').addEntityKey;
 let store: typeof import('#shared/store/organizations') & typeof import('#shared/store/entity-keys');
 let apiKeys: typeof import('#shared/use-cases/api-keys');
 let keyRingStorage: typeof import('#shared/api-keys/key-ring-storage');
@@ -14,7 +14,7 @@ let keyRingStorage: typeof import('#shared/api-keys/key-ring-storage');
 beforeAll(async () => {
   service = await startTestRuntime();
   ({ createOrganization } = await import('#shared/use-cases/create-organization'));
-  ({ addEntityKey } = await import('#shared/use-cases/add-entity-key'));
+  ({ addEntityKey } = await import('#shared/use-cases/entity-keys'));
   store = {
     ...(await import('#shared/store/organizations')),
     ...(await import('#shared/store/entity-keys')),

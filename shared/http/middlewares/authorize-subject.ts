@@ -4,7 +4,7 @@ import { forbidden } from '#shared/errors';
 import type { HttpEvent } from '#shared/http/event';
 import type { SignedContext } from '#shared/http/signed-state';
 import { type EntityType, formatEntity, sameEntity } from '#shared/protocol/entity';
-import { getOwnership } from '#shared/store/ownership';
+import { getOwnership } from '#shared/store/heads';
 
 /** Which subject an operation acts on: `/organization` needs an organization, `/directory` a directory, and so on. */
 export type SubjectRequirement = EntityType | 'any';
@@ -30,9 +30,12 @@ export function authorizeSubject(
         );
       }
       if (sameEntity(issuer, subject)) return;
-      if (!mayActFor(issuer, subject, await getOwnership(subject))) {
+      const ownership = await getOwnership(subject);
+      if (!mayActFor(issuer, subject, ownership)) {
         throw forbidden(`${formatEntity(issuer)} may not act for ${formatEntity(subject)}`);
       }
+      // Kept for the use case, which may need the owner too (a new Directory Service records its organization).
+      caller.subjectOwnership = ownership;
     },
   };
 }

@@ -1,8 +1,46 @@
 import * as v from 'valibot';
+import { isoSeconds } from '#shared/time';
 
-/** A lowercase or uppercase canonical UUID, normalised to lowercase as every id is stored. */
+/** A canonical UUID in either case, normalised to lowercase as every id is stored. */
 export const uuid = v.pipe(
   v.string(),
   v.uuid('must be a UUID'),
   v.transform((value) => value.toLowerCase()),
 );
+
+/** An absolute http(s) URL, as webhooks and icons need. */
+export const httpUrl = v.pipe(
+  v.string(),
+  v.maxLength(2048, 'must be at most 2048 characters'),
+  v.check((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname.length > 0;
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http or https URL'),
+);
+
+const isoDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** An ISO 8601 date-time with a zone, normalised to UTC to the second (`2017-10-03T22:50:15Z`). */
+export const isoDate = v.pipe(
+  v.string(),
+  v.check(
+    (value) => isoDateTime.test(value) && !Number.isNaN(Date.parse(value)),
+    'must be an ISO 8601 date-time with a zone',
+  ),
+  v.transform((value) => isoSeconds(new Date(value))),
+);
+
+/** A non-empty display name, trimmed. */
+export const displayName = v.pipe(
+  v.string(),
+  v.trim(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(200, 'must be at most 200 characters'),
+);
+
+/** A field clients may leave out or send as null (the Java SDK sends every field, null when not given). */
+export const optionalNullable = <T extends v.GenericSchema>(schema: T) => v.optional(v.nullable(schema));

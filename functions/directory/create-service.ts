@@ -1,0 +1,4 @@
+import { createServiceEndpoint } from '#shared/http/endpoints/services';
+
+/** POST /directory/v3/services: create a service; answers exactly {"id"}. */
+export const handler = createServiceEndpoint('dir');

@@ -1,0 +1,4 @@
+import { getServicePolicyEndpoint } from '#shared/http/endpoints/services';
+
+/** POST /directory/v3/service/policy/item: the service policy (sdk-compatibility §8.2). */
+export const handler = getServicePolicyEndpoint('dir');

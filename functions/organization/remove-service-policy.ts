@@ -1,0 +1,4 @@
+import { removeServicePolicyEndpoint } from '#shared/http/endpoints/services';
+
+/** DELETE /organization/v3/service/policy: back to the blank LEGACY policy. */
+export const handler = removeServicePolicyEndpoint('org');

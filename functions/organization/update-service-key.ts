@@ -1,0 +1,4 @@
+import { updateKeyEndpoint, serviceKeys } from '#shared/http/endpoints/keys';
+
+/** PATCH /organization/v3/service/keys: change a key's active flag and expiry. */
+export const handler = updateKeyEndpoint(serviceKeys('org'));

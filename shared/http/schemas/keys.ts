@@ -1,0 +1,69 @@
+import * as v from 'valibot';
+import type { KeyType } from '#shared/domain/entity-key';
+import { isoDate, optionalNullable, uuid } from '#shared/http/schemas/common';
+
+const publicKey = v.pipe(v.string(), v.maxLength(16_384, 'is too long for a PEM public key'));
+const keyType = v.picklist([0, 1, 2], 'must be 0 (both), 1 (encryption) or 2 (signature)');
+const kid = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(128, 'is too long'));
+
+/** The key bodies with the owning entity's id under one name, whatever the wire calls it. */
+export interface AddKeyInput {
+  readonly id: string;
+  readonly public_key: string;
+  readonly date_expires?: string | null;
+  readonly active?: boolean | null;
+  readonly key_type?: KeyType | null;
+}
+export interface KeyOwnerInput {
+  readonly id: string;
+}
+export interface UpdateKeyInput {
+  readonly id: string;
+  readonly key_id: string;
+  readonly active?: boolean | null;
+  readonly date_expires?: string | null;
+}
+export interface RemoveKeyInput {
+  readonly id: string;
+  readonly key_id: string;
+}
+
+export interface KeyBodies {
+  readonly add: v.GenericSchema<unknown, AddKeyInput>;
+  readonly list: v.GenericSchema<unknown, KeyOwnerInput>;
+  readonly update: v.GenericSchema<unknown, UpdateKeyInput>;
+  readonly remove: v.GenericSchema<unknown, RemoveKeyInput>;
+}
+
+/**
+ * A key body whose owner id arrives as `directory_id` or `service_id` and leaves as `id`. The output type is asserted:
+ * valibot cannot infer through a computed key, and the entries given here are exactly those of `T`.
+ */
+function keyBody<T>(
+  idField: 'directory_id' | 'service_id',
+  entries: v.ObjectEntries,
+): v.GenericSchema<unknown, T> {
+  return v.pipe(
+    v.strictObject({ [idField]: uuid, ...entries }),
+    v.transform(({ [idField]: id, ...rest }) => ({ ...rest, id })),
+  ) as unknown as v.GenericSchema<unknown, T>;
+}
+
+/** Key bodies for a directory (`directory_id`) or a service (`service_id`). */
+export function keyBodies(idField: 'directory_id' | 'service_id'): KeyBodies {
+  return {
+    add: keyBody<AddKeyInput>(idField, {
+      public_key: publicKey,
+      date_expires: optionalNullable(isoDate),
+      active: optionalNullable(v.boolean()),
+      key_type: optionalNullable(keyType),
+    }),
+    list: keyBody<KeyOwnerInput>(idField, {}),
+    update: keyBody<UpdateKeyInput>(idField, {
+      key_id: kid,
+      active: optionalNullable(v.boolean()),
+      date_expires: optionalNullable(isoDate),
+    }),
+    remove: keyBody<RemoveKeyInput>(idField, { key_id: kid }),
+  };
+}

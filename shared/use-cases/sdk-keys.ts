@@ -1,0 +1,29 @@
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '#shared/errors';
+import { addSdkKey, removeSdkKey } from '#shared/store/directories';
+import { requireDirectory } from '#shared/use-cases/directories';
+
+/** Generates a new SDK key (a UUID) for a directory the organization owns. */
+export async function generateSdkKey(organizationId: string, directoryId: string): Promise<string> {
+  await requireDirectory(organizationId, directoryId);
+  const sdkKey = randomUUID();
+  await addSdkKey(organizationId, directoryId, sdkKey);
+  return sdkKey;
+}
+
+export async function listSdkKeys(organizationId: string, directoryId: string): Promise<readonly string[]> {
+  return (await requireDirectory(organizationId, directoryId)).sdk_keys;
+}
+
+/** Removes an SDK key: one that is not the directory's is ORG-006, the last one ORG-005. */
+export async function deleteSdkKey(
+  organizationId: string,
+  directoryId: string,
+  sdkKey: string,
+): Promise<void> {
+  await requireDirectory(organizationId, directoryId);
+  const outcome = await removeSdkKey(organizationId, directoryId, sdkKey);
+  if (outcome === 'not-a-member')
+    throw new ApiError('ORG-006', `SDK key ${sdkKey} does not belong to this directory`);
+  if (outcome === 'last') throw new ApiError('ORG-005', 'The last SDK key of a directory cannot be removed');
+}

@@ -1,0 +1,251 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
+import {
+  createDirectory,
+  newOrganization,
+  type Organization,
+  refusal,
+  refusedWith,
+  uniqueName,
+} from '#test/support/tree';
+
+const alphaP12 = readFileSync(new URL('../../fixtures/alpha.p12.base64', import.meta.url), 'utf8').trim();
+const alphaFingerprint =
+  '7A:31:98:AD:89:68:19:63:39:75:34:A2:E6:9A:00:4E:42:DB:E0:33:7C:14:57:5D:C0:E5:90:B9:36:DD:BB:FA';
+
+let service: TestRuntime;
+let organization: Organization;
+
+beforeAll(async () => {
+  service = await startTestRuntime();
+  organization = await newOrganization(service);
+});
+afterAll(async () => {
+  await service?.stop();
+});
+
+const directoryFields = [
+  'active',
+  'android_key',
+  'denial_context_inquiry_enabled',
+  'id',
+  'ios_certificate_fingerprint',
+  'name',
+  'premium',
+  'sdk_keys',
+  'service_ids',
+  'webhook_url',
+];
+
+async function getDirectory(id: string, org = organization) {
+  const { body } = await org.client.call<Record<string, unknown>[]>(
+    'POST',
+    '/organization/v3/directories/list',
+    {
+      body: { directory_ids: [id] },
+    },
+  );
+  return (body as Record<string, unknown>[])[0] as Record<string, unknown>;
+}
+
+describe('creating a directory', () => {
+  it('answers 201 with exactly {"id"}, and the directory starts active, inquiring, with no services or SDK keys', async () => {
+    const name = uniqueName('Staff');
+    const response = await organization.client.call<Record<string, unknown>>(
+      'POST',
+      '/organization/v3/directories',
+      {
+        body: { name },
+      },
+    );
+    expect(response.status).toBe(201);
+    expect(Object.keys(response.body as object)).toEqual(['id']);
+    const id = (response.body as { id: string }).id;
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const directory = await getDirectory(id);
+    expect(Object.keys(directory).sort()).toEqual(directoryFields);
+    expect(directory).toEqual({
+      id,
+      name,
+      active: true,
+      premium: false,
+      service_ids: [],
+      sdk_keys: [],
+      android_key: null,
+      ios_certificate_fingerprint: null,
+      denial_context_inquiry_enabled: true,
+      webhook_url: null,
+    });
+  });
+
+  it('lists the organization’s directories, and only those', async () => {
+    const other = await newOrganization(service);
+    const mine = await createDirectory(organization);
+    const theirs = await createDirectory(other);
+    const { body } = await organization.client.call<{ id: string }[]>('GET', '/organization/v3/directories');
+    const ids = (body ?? []).map((directory) => directory.id);
+    expect(ids).toContain(mine);
+    expect(ids).not.toContain(theirs);
+  });
+
+  it('refuses a name the organization already uses, in any case or spacing, with ORG-003', async () => {
+    const name = uniqueName('Sales');
+    await createDirectory(organization, name);
+    expect(await refusedWith(createDirectory(organization, name))).toEqual({ status: 400, code: 'ORG-003' });
+    expect(await refusedWith(createDirectory(organization, `  ${name.toUpperCase()} `))).toEqual({
+      status: 400,
+      code: 'ORG-003',
+    });
+  });
+
+  it('lets another organization use the same name', async () => {
+    const name = uniqueName('Shared');
+    await createDirectory(organization, name);
+    const other = await newOrganization(service);
+    await expect(createDirectory(other, name)).resolves.toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('lets exactly one of many concurrent creates with one name win', async () => {
+    const name = uniqueName('Race');
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, () => createDirectory(organization, name)),
+    );
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    for (const outcome of outcomes.filter((o) => o.status === 'rejected')) {
+      expect(outcome.reason).toMatchObject({ status: 400, errorCode: 'ORG-003' });
+    }
+  });
+
+  it.each([
+    ['no name', {}],
+    ['an empty name', { name: '   ' }],
+    ['a name that is not a string', { name: 7 }],
+    ['an unknown field', { name: 'x', premium: true }],
+  ])('refuses %s with ARG-001', async (_, body) => {
+    expect(
+      await refusedWith(organization.client.call('POST', '/organization/v3/directories', { body })),
+    ).toEqual({
+      status: 400,
+      code: 'ARG-001',
+    });
+  });
+});
+
+describe('reading directories by id', () => {
+  it('answers in the order asked', async () => {
+    const first = await createDirectory(organization);
+    const second = await createDirectory(organization);
+    const { body } = await organization.client.call<{ id: string }[]>(
+      'POST',
+      '/organization/v3/directories/list',
+      {
+        body: { directory_ids: [second, first] },
+      },
+    );
+    expect((body ?? []).map((directory) => directory.id)).toEqual([second, first]);
+  });
+
+  it.each([
+    ['another organization’s directory', async () => createDirectory(await newOrganization(service))],
+    ['an unknown directory', async () => randomUUID()],
+  ])('refuses %s with 403', async (_, id) => {
+    const directoryId = await id();
+    expect(await refusedWith(getDirectory(directoryId))).toEqual({ status: 403, code: 'HTTP-403' });
+  });
+});
+
+describe('updating a directory', () => {
+  const patch = (body: Record<string, unknown>) =>
+    organization.client.call('PATCH', '/organization/v3/directories', { body });
+
+  it('changes only the fields present', async () => {
+    const id = await createDirectory(organization);
+    expect((await patch({ directory_id: id, active: false })).status).toBe(204);
+    await patch({ directory_id: id, android_key: 'AIza-key', webhook_url: 'https://hooks.example.com/dir' });
+    await patch({ directory_id: id, denial_context_inquiry_enabled: false });
+    expect(await getDirectory(id)).toMatchObject({
+      active: false,
+      android_key: 'AIza-key',
+      webhook_url: 'https://hooks.example.com/dir',
+      denial_context_inquiry_enabled: false,
+    });
+  });
+
+  it('clears android_key, webhook_url and ios_p12 with an explicit null, and leaves the flags on null', async () => {
+    const id = await createDirectory(organization);
+    await patch({
+      directory_id: id,
+      android_key: 'k',
+      webhook_url: 'https://x.example/h',
+      ios_p12: alphaP12,
+    });
+    await patch({
+      directory_id: id,
+      android_key: null,
+      webhook_url: null,
+      ios_p12: null,
+      active: null,
+      denial_context_inquiry_enabled: null,
+    });
+    expect(await getDirectory(id)).toMatchObject({
+      android_key: null,
+      webhook_url: null,
+      ios_certificate_fingerprint: null,
+      active: true,
+      denial_context_inquiry_enabled: true,
+    });
+  });
+
+  it('surfaces an ios_p12 only as the SHA-256 fingerprint of its certificate, with or without line breaks', async () => {
+    const id = await createDirectory(organization);
+    await patch({ directory_id: id, ios_p12: alphaP12 });
+    expect((await getDirectory(id)).ios_certificate_fingerprint).toBe(alphaFingerprint);
+    const wrapped = `${alphaP12.match(/.{1,76}/g)?.join('\n')}\n`;
+    await patch({ directory_id: id, ios_p12: null });
+    await patch({ directory_id: id, ios_p12: wrapped });
+    const directory = await getDirectory(id);
+    expect(directory.ios_certificate_fingerprint).toBe(alphaFingerprint);
+    expect(JSON.stringify(directory)).not.toContain(alphaP12.slice(0, 40));
+  });
+
+  it.each([
+    ['text that is not base64', 'not base64!'],
+    ['base64 that is not a PKCS#12', Buffer.from('hello world').toString('base64')],
+  ])('refuses an ios_p12 of %s with ARG-001', async (_, p12) => {
+    const id = await createDirectory(organization);
+    const error = await refusal(patch({ directory_id: id, ios_p12: p12 }));
+    expect({ status: error.status, code: error.errorCode }).toEqual({ status: 400, code: 'ARG-001' });
+    expect(String(error.errorDetail)).toMatch(/^ios_p12: /);
+  });
+
+  it.each([
+    ['a webhook_url that is not absolute', { webhook_url: '/relative' }, /webhook_url/],
+    ['a webhook_url of another scheme', { webhook_url: 'ftp://example.com/x' }, /webhook_url/],
+    ['an active that is not a boolean', { active: 'yes' }, /active/],
+    ['an unknown field', { name: 'renamed' }, /name/],
+  ])('refuses %s with ARG-001 naming the field', async (_, fields, detail) => {
+    const id = await createDirectory(organization);
+    const error = await refusal(patch({ directory_id: id, ...fields }));
+    expect({ status: error.status, code: error.errorCode }).toEqual({ status: 400, code: 'ARG-001' });
+    expect(String(error.errorDetail)).toMatch(detail);
+  });
+
+  it('refuses a directory_id that is not a UUID with ARG-001, and a foreign one with 403', async () => {
+    expect(await refusedWith(patch({ directory_id: 'x' }))).toEqual({ status: 400, code: 'ARG-001' });
+    const foreign = await createDirectory(await newOrganization(service));
+    expect(await refusedWith(patch({ directory_id: foreign, active: false }))).toEqual({
+      status: 403,
+      code: 'HTTP-403',
+    });
+  });
+});
+
+describe('in the API-JWT dialect', () => {
+  it('creates and reads a directory the same way', async () => {
+    const apiOrganization = await newOrganization(service, { dialect: 'api' });
+    const id = await createDirectory(apiOrganization);
+    expect((await getDirectory(id, apiOrganization)).id).toBe(id);
+  });
+});
