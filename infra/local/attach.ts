@@ -1,6 +1,6 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { startEngines } from '#infra/local/engines';
+import { engineEnvironment, startEngines } from '#infra/local/engines';
 import { ensureTable } from '#infra/local/provision';
 
 /** Written while a local runtime runs, so tools can use its engines instead of fighting over the LevelDB lock. */
@@ -59,14 +59,9 @@ export async function attachLocalStore(
     await ensureTable(endpoint, tableName);
   }
   const apiKeysFile = join(directory, 'api-keys.json');
-  Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_DYNAMODB: endpoint,
-    TABLE_NAME: running?.tableName ?? tableName,
-    API_KEYS_FILE: apiKeysFile,
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  });
+  Object.assign(
+    process.env,
+    engineEnvironment({ dynamoEndpoint: endpoint, tableName: running?.tableName ?? tableName, apiKeysFile }),
+  );
   return { apiKeysFile, close };
 }

@@ -17,6 +17,28 @@ export function engineClientConfig(endpoint: string) {
   return { endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
 }
 
+/**
+ * The environment that makes this process's handlers and store talk to the embedded engines, as they would to AWS
+ * from a Lambda: the same variables, other endpoints.
+ */
+export function engineEnvironment(settings: {
+  readonly dynamoEndpoint: string;
+  readonly sqsEndpoint?: string;
+  readonly tableName: string;
+  readonly apiKeysFile: string;
+}): Record<string, string> {
+  return {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: settings.dynamoEndpoint,
+    ...(settings.sqsEndpoint ? { AWS_ENDPOINT_URL_SQS: settings.sqsEndpoint } : {}),
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    TABLE_NAME: settings.tableName,
+    API_KEYS_FILE: settings.apiKeysFile,
+  };
+}
+
 /** DynamoDB data persists in `<dataDir>/dynamodb` (LevelDB); the queues live in memory. */
 export async function startEngines(dataDir: string): Promise<LocalEngines> {
   const dynamoPath = join(dataDir, 'dynamodb');

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { removeRuntimeRecord, runningRuntime, writeRuntimeRecord } from '#infra/local/attach';
-import { type LocalEngines, startEngines } from '#infra/local/engines';
+import { engineEnvironment, type LocalEngines, startEngines } from '#infra/local/engines';
 import { ensureQueues, ensureTable, type WebhookQueues } from '#infra/local/provision';
 import type { QueuePoller } from '#infra/local/queue-poller';
 import { webhookConsumers } from '#infra/routes';
@@ -58,16 +58,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   try {
     const apiKeysPath = resolve(dataDir, 'api-keys.json');
     Object.assign(process.env, {
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_ENDPOINT_URL_DYNAMODB: engines.dynamoEndpoint,
-      AWS_ENDPOINT_URL_SQS: engines.sqsEndpoint,
-      TABLE_NAME: localTableName,
-      API_KEYS_FILE: apiKeysPath,
+      ...engineEnvironment({ ...engines, tableName: localTableName, apiKeysFile: apiKeysPath }),
       POWERTOOLS_LOG_LEVEL: options.logLevel ?? process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',
       POWERTOOLS_SERVICE_NAME: 'mfa-authorization-local',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     });
     delete process.env.API_KEYS_SECRET_ID;
     delete process.env.AWS_PROFILE;

@@ -12,7 +12,7 @@ import {
   sdkKeyLookupKey,
 } from '#shared/store/keys';
 import { claimName, releaseName } from '#shared/store/name-claims';
-import { updateExpression } from '#shared/store/update-expression';
+import { updateExistingItem } from '#shared/store/update-expression';
 
 /**
  * Creates a directory under its unique name. Returns false when the organization already has a directory of that name.
@@ -107,22 +107,7 @@ export async function updateDirectory(
   directoryId: string,
   changes: DirectoryChanges,
 ): Promise<boolean> {
-  const update = updateExpression(changes, directoryAttributes);
-  if (!update) return (await getDirectory(organizationId, directoryId)) !== undefined;
-  try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: directoryRecordKey(organizationId, directoryId),
-        ConditionExpression: 'attribute_exists(pk)',
-        ...update,
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalFailure(error)) return false;
-    throw error;
-  }
+  return updateExistingItem(directoryRecordKey(organizationId, directoryId), changes, directoryAttributes);
 }
 
 /**

@@ -1,11 +1,11 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { EntityKey, KeyType } from '#shared/domain/entity-key';
 import { ApiError } from '#shared/errors';
 import type { Entity } from '#shared/protocol/entity';
 import { dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
 import { forgetKey, rememberKey } from '#shared/store/heads';
 import { entityKeyKey, entityKeyPrefix, entityPartition } from '#shared/store/keys';
-import { updateExpression } from '#shared/store/update-expression';
+import { updateExistingItem } from '#shared/store/update-expression';
 
 /** Adds a public key to an entity and its key set; the same key twice on one entity is KEY-002. */
 export async function putEntityKey(entity: Entity, key: EntityKey): Promise<void> {
@@ -55,22 +55,7 @@ export async function updateEntityKey(
   kid: string,
   changes: { readonly active?: boolean; readonly expires?: string | null },
 ): Promise<boolean> {
-  const update = updateExpression(changes, { active: 'active', expires: 'expires' });
-  if (!update) return (await getEntityKey(entity, kid)) !== undefined;
-  try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: entityKeyKey(entity, kid),
-        ConditionExpression: 'attribute_exists(pk)',
-        ...update,
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalFailure(error)) return false;
-    throw error;
-  }
+  return updateExistingItem(entityKeyKey(entity, kid), changes, { active: 'active', expires: 'expires' });
 }
 
 /**

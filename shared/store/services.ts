@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { nameKey } from '#shared/domain/names';
 import type { Service, ServiceChanges } from '#shared/domain/service';
 import type { Entity } from '#shared/protocol/entity';
 import { addDirectoryService } from '#shared/store/directories';
-import { batchGetAll, dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
+import { batchGetAll, dynamo, queryAll, tableName } from '#shared/store/dynamo';
 import { deleteEntityHead, getOwnership, putEntityHead } from '#shared/store/heads';
 import {
   entityPartition,
@@ -12,7 +12,7 @@ import {
   serviceRecordPrefix,
 } from '#shared/store/keys';
 import { claimName, releaseName } from '#shared/store/name-claims';
-import { updateExpression } from '#shared/store/update-expression';
+import { updateExistingItem } from '#shared/store/update-expression';
 
 /** Whether a service of this id exists anywhere: its head names the partition its record lives in. */
 async function serviceExists(serviceId: string): Promise<boolean> {
@@ -100,22 +100,20 @@ export async function updateService(
   const renaming = changes.name !== undefined && nameKey(changes.name) !== nameKey(service.name);
   const newClaim = renaming ? serviceNameClaimKey(nameKey(changes.name)) : undefined;
   if (newClaim && !(await claimName(newClaim, service.id, serviceExists, now))) return 'name-taken';
-  const update = updateExpression(changes, serviceAttributes);
+  let updated: boolean;
   try {
-    if (update) {
-      await dynamo.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: serviceRecordKey(service.owner, service.id),
-          ConditionExpression: 'attribute_exists(pk)',
-          ...update,
-        }),
-      );
-    }
+    updated = await updateExistingItem(
+      serviceRecordKey(service.owner, service.id),
+      changes,
+      serviceAttributes,
+    );
   } catch (error) {
     if (newClaim) await releaseName(newClaim, service.id);
-    if (isConditionalFailure(error)) return 'missing';
     throw error;
+  }
+  if (!updated) {
+    if (newClaim) await releaseName(newClaim, service.id);
+    return 'missing';
   }
   if (newClaim) await releaseName(serviceNameClaimKey(nameKey(service.name)), service.id);
   return 'updated';

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { engineEnvironment } from '#infra/local/engines';
 import { lambdaContext } from '#infra/local/lambda-context';
 import { ensureTable } from '#infra/local/provision';
 import type { ApiKeySize } from '#shared/api-keys/key-ring';
@@ -45,13 +46,7 @@ export async function startBenchEnvironment(apiKeyBits: ApiKeySize = 2048): Prom
   );
   const apiKeysFile = join(dataDir, 'api-keys.json');
   Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    TABLE_NAME: 'bench',
-    API_KEYS_FILE: apiKeysFile,
+    ...engineEnvironment({ dynamoEndpoint, tableName: 'bench', apiKeysFile }),
     POWERTOOLS_LOG_LEVEL: 'SILENT',
   });
   await ensureTable(dynamoEndpoint, 'bench');

@@ -23,6 +23,25 @@ import {
  */
 export type ServiceOwnerType = 'org' | 'dir';
 
+interface ServiceBodyFields {
+  readonly name?: string | null;
+  readonly description?: string | null;
+  readonly icon?: string | null;
+  readonly callback_url?: string | null;
+  readonly active?: boolean | null;
+}
+
+/** The service fields of a create or update body, from the wire's names to the domain's. */
+function serviceFields<Body extends ServiceBodyFields>(body: Body) {
+  return {
+    name: body.name as Body['name'],
+    description: body.description,
+    icon: body.icon,
+    callbackUrl: body.callback_url,
+    active: body.active,
+  };
+}
+
 export const createServiceEndpoint = (subject: ServiceOwnerType) =>
   signedHandler({
     subject,
@@ -30,13 +49,7 @@ export const createServiceEndpoint = (subject: ServiceOwnerType) =>
     handle: async ({ caller, body, receivedAt }) => {
       const id = await createService(
         caller.subject,
-        {
-          name: body.name,
-          description: body.description,
-          icon: body.icon,
-          callbackUrl: body.callback_url,
-          active: body.active,
-        },
+        serviceFields(body),
         receivedAt,
         caller.subjectOwnership,
       );
@@ -70,18 +83,7 @@ export const updateServiceEndpoint = (subject: ServiceOwnerType) =>
     subject,
     body: updateServiceBody,
     handle: async ({ caller, body, receivedAt }) => {
-      await updateService(
-        caller.subject,
-        body.service_id,
-        {
-          name: body.name,
-          description: body.description,
-          icon: body.icon,
-          callbackUrl: body.callback_url,
-          active: body.active,
-        },
-        receivedAt,
-      );
+      await updateService(caller.subject, body.service_id, serviceFields(body), receivedAt);
       return noContent();
     },
   });
