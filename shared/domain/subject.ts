@@ -24,3 +24,17 @@ export function mayActFor(issuer: Entity, subject: Entity, ownership: Ownership 
       return false;
   }
 }
+
+/** The head attribute a device's link state is kept in, and the state in which it may sign. */
+export const deviceLinked = 1;
+
+/**
+ * Whether an entity whose key verifies may make requests at all: a device only while it is linked (its head says so);
+ * organizations, directories and services whenever their keys are live.
+ */
+export function mayIssueRequests(
+  issuer: Entity,
+  head: Readonly<Record<string, unknown>> | undefined,
+): boolean {
+  return issuer.type !== 'dev' || head?.status === deviceLinked;
+}

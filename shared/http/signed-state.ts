@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import type { Ownership } from '#shared/domain/subject';
+import type { HeadItem } from '#shared/store/heads';
 import type { ApiIdentity } from '#shared/protocol/dialect';
 import type { Entity } from '#shared/protocol/entity';
 import type { Recipient } from '#shared/protocol/jwe';
@@ -15,8 +15,10 @@ export interface Caller {
   readonly jti: string;
   /** The key the response body is encrypted to; undefined when the issuer has none that can receive encryption. */
   readonly responseKey: Recipient | undefined;
-  /** Who owns the subject, when authorizing it needed a lookup (an issuer acting for an entity it owns). */
-  subjectOwnership?: Ownership;
+  /** The issuer's head (directories, services, devices), read with its keys. */
+  readonly issuerHead: HeadItem | undefined;
+  /** The subject's head: the issuer's own, or the one read to check that the issuer owns the subject. */
+  subjectHead?: HeadItem | undefined;
 }
 
 /**

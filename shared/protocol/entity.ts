@@ -1,5 +1,8 @@
-/** The kinds of entity that sign requests or are addressed by them (sdk-compatibility §1.1). */
-export type EntityType = 'org' | 'dir' | 'svc';
+/**
+ * The kinds of entity that sign requests or are addressed by them: the SDKs' three (sdk-compatibility §1.1) and this
+ * service's own devices, which sign the device API's requests.
+ */
+export type EntityType = 'org' | 'dir' | 'svc' | 'dev';
 
 export interface Entity {
   readonly type: EntityType;
@@ -7,7 +10,7 @@ export interface Entity {
   readonly id: string;
 }
 
-const entityPattern = /^(org|dir|svc):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+const entityPattern = /^(org|dir|svc|dev):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**

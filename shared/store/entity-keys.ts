@@ -3,8 +3,8 @@ import type { EntityKey, KeyType } from '#shared/domain/entity-key';
 import { ApiError } from '#shared/errors';
 import type { Entity } from '#shared/protocol/entity';
 import { dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
-import { forgetKey, rememberKey } from '#shared/store/heads';
-import { entityKeyKey, entityKeyPrefix, entityPartition } from '#shared/store/keys';
+import { forgetKey, type HeadItem, rememberKey } from '#shared/store/heads';
+import { entityKeyKey, entityKeyPrefix, entityPartition, headAndKeysRange } from '#shared/store/keys';
 import { updateExistingItem } from '#shared/store/update-expression';
 
 /** Adds a public key to an entity and its key set; the same key twice on one entity is KEY-002. */
@@ -32,7 +32,24 @@ export async function putEntityKey(entity: Entity, key: EntityKey): Promise<void
   await rememberKey(entity, key.kid);
 }
 
-/** All of an entity's keys in one strongly consistent Query: a deactivated key must stop working at once. */
+/**
+ * An entity's keys and its head in one strongly consistent Query: a deactivated key must stop working at once, and the
+ * signed pipeline needs the head of the entity it authenticates.
+ */
+export async function listEntityKeysAndHead(
+  entity: Entity,
+): Promise<{ keys: EntityKey[]; head: HeadItem | undefined }> {
+  const range = headAndKeysRange(entity);
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': range.pk, ':from': range.from, ':to': range.to },
+    ConsistentRead: true,
+  });
+  const head = items.find((item) => item.sk === 'HEAD');
+  return { keys: items.filter((item) => item !== head).map(toEntityKey), head };
+}
+
+/** All of an entity's keys in one strongly consistent Query. */
 export async function listEntityKeys(entity: Entity): Promise<EntityKey[]> {
   const items = await queryAll({
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',

@@ -4,12 +4,21 @@ import type { Entity } from '#shared/protocol/entity';
 import { dynamo, isConditionalFailure, tableName } from '#shared/store/dynamo';
 import { entityHeadKey } from '#shared/store/keys';
 
-/** Writes the head of a new directory or service: who owns it; its key set starts empty (absent). */
-export async function putEntityHead(entity: Entity, ownership: Ownership): Promise<void> {
+/**
+ * An entity's head item as stored: it says the entity exists, who owns it, which keys it has, and for services and
+ * devices everything the signed pipeline needs to know about them without another read.
+ */
+export type HeadItem = Readonly<Record<string, unknown>>;
+
+/** Writes the head of a new entity; its key set starts empty (absent). */
+export async function putEntityHead(
+  entity: Entity,
+  attributes: Readonly<Record<string, unknown>>,
+): Promise<void> {
   await dynamo.send(
     new PutCommand({
       TableName: tableName,
-      Item: { ...entityHeadKey(entity), ...ownership },
+      Item: { ...entityHeadKey(entity), ...attributes },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -19,21 +28,19 @@ export async function deleteEntityHead(entity: Entity): Promise<void> {
   await dynamo.send(new DeleteCommand({ TableName: tableName, Key: entityHeadKey(entity) }));
 }
 
-/** Who owns a directory or service; undefined for organizations and for entities that do not exist. */
-export async function getOwnership(subject: Entity): Promise<Ownership | undefined> {
-  if (subject.type === 'org') return undefined;
+export async function getHead(entity: Entity): Promise<HeadItem | undefined> {
   const { Item } = await dynamo.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: entityHeadKey(subject),
-      ProjectionExpression: 'organizationId, directoryId',
-      ConsistentRead: true,
-    }),
+    new GetCommand({ TableName: tableName, Key: entityHeadKey(entity), ConsistentRead: true }),
   );
-  if (!Item) return undefined;
+  return Item;
+}
+
+/** Who owns a directory, service or device, from its head. */
+export function ownershipOf(head: HeadItem | undefined): Ownership | undefined {
+  if (!head || typeof head.organizationId !== 'string') return undefined;
   return {
-    organizationId: Item.organizationId as string,
-    ...(Item.directoryId ? { directoryId: Item.directoryId as string } : {}),
+    organizationId: head.organizationId,
+    ...(typeof head.directoryId === 'string' ? { directoryId: head.directoryId } : {}),
   };
 }
 
@@ -69,13 +76,6 @@ export async function forgetKey(entity: Entity, kid: string): Promise<'forgotten
   } catch (error) {
     if (!isConditionalFailure(error)) throw error;
   }
-  const { Item } = await dynamo.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: entityHeadKey(entity),
-      ProjectionExpression: 'kids',
-      ConsistentRead: true,
-    }),
-  );
-  return (Item?.kids as Set<string> | undefined)?.has(kid) ? 'last' : 'not-a-member';
+  const head = await getHead(entity);
+  return (head?.kids as Set<string> | undefined)?.has(kid) ? 'last' : 'not-a-member';
 }

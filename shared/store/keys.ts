@@ -25,7 +25,12 @@ export interface ItemKey {
   readonly sk: string;
 }
 
-const partitionPrefix: Readonly<Record<EntityType, string>> = { org: 'ORG#', dir: 'DIR#', svc: 'SVC#' };
+const partitionPrefix: Readonly<Record<EntityType, string>> = {
+  org: 'ORG#',
+  dir: 'DIR#',
+  svc: 'SVC#',
+  dev: 'DEV#',
+};
 
 export function entityPartition(entity: Entity): string {
   return `${partitionPrefix[entity.type]}${entity.id}`;
@@ -69,6 +74,17 @@ export const servicePolicyKey = (serviceId: string): ItemKey => ({
 });
 
 export const sdkKeyLookupKey = (sdkKey: string): ItemKey => ({ pk: `SDKKEY#${sdkKey}`, sk: 'SDKKEY' });
+
+/**
+ * The sort-key range of an entity's head and keys: `HEAD` sorts just before `KEY#…`, so one Query returns both for
+ * directories, services and devices. An organization's head (`ORG`) sorts elsewhere; the pipeline needs only its keys.
+ */
+export function headAndKeysRange(entity: Entity): { pk: string; from: string; to: string } {
+  const pk = entityPartition(entity);
+  return entity.type === 'org'
+    ? { pk, from: 'KEY#', to: 'KEY#\uffff' }
+    : { pk, from: 'HEAD', to: 'KEY#\uffff' };
+}
 
 /** An entity's public keys live in the entity's own partition, so one Query returns all of them. */
 export const entityKeyPrefix = 'KEY#';

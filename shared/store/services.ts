@@ -1,52 +1,45 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { nameKey } from '#shared/domain/names';
 import type { Service, ServiceChanges } from '#shared/domain/service';
 import type { Entity } from '#shared/protocol/entity';
 import { addDirectoryService } from '#shared/store/directories';
-import { batchGetAll, dynamo, queryAll, tableName } from '#shared/store/dynamo';
-import { deleteEntityHead, getOwnership, putEntityHead } from '#shared/store/heads';
+import { batchGetAll, dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
+import { deleteEntityHead, getHead, type HeadItem, putEntityHead } from '#shared/store/heads';
 import {
+  entityHeadKey,
   entityPartition,
   serviceNameClaimKey,
   serviceRecordKey,
   serviceRecordPrefix,
 } from '#shared/store/keys';
 import { claimName, releaseName } from '#shared/store/name-claims';
-import { updateExistingItem } from '#shared/store/update-expression';
-
-/** Whether a service of this id exists anywhere: its head names the partition its record lives in. */
-async function serviceExists(serviceId: string): Promise<boolean> {
-  const ownership = await getOwnership({ type: 'svc', id: serviceId });
-  if (!ownership) return false;
-  const owner: Entity = ownership.directoryId
-    ? { type: 'dir', id: ownership.directoryId }
-    : { type: 'org', id: ownership.organizationId };
-  return (await getService(owner, serviceId)) !== undefined;
-}
+import { updateExpression } from '#shared/store/update-expression';
 
 /**
- * Creates a service under its globally unique name. Returns false when any service already has that name. Order:
- * name claim, head, record, then the directory's `service_ids`; a failure undoes what was written, and a create that
- * dies half-way leaves at most a claim that `claimName` recognises as abandoned.
+ * A service lives in two items. Its head (`SVC#<id>`/`HEAD`) is the record: every read by id, and the signed
+ * pipeline, which loads it with the service's keys, use it; it also holds the key set and the policy. A copy of the
+ * listed fields in the owner's partition makes a directory's or an organization's services one Query. Writes go to the
+ * head first; the copy is rewritten whole on each change, so a copy lost to a crash comes back with the next one.
+ */
+const serviceEntity = (serviceId: string): Entity => ({ type: 'svc', id: serviceId });
+
+/** Whether the service a name claim names exists: its head is its record. */
+const serviceExists = async (serviceId: string) => (await getHead(serviceEntity(serviceId))) !== undefined;
+
+/**
+ * Creates a service under its globally unique name. Returns false when any service already has that name. Order: name
+ * claim, head, listing copy, then the directory's `service_ids`; a failure undoes what was written, and a create that
+ * dies half-way leaves at most a claim that `claimName` recognises as abandoned (its owner's head does not exist).
  */
 export async function createService(service: Service, now: Date): Promise<boolean> {
   const claim = serviceNameClaimKey(nameKey(service.name));
   if (!(await claimName(claim, service.id, serviceExists, now))) return false;
-  const entity = { type: 'svc', id: service.id } as const;
-  const directoryId = service.owner.type === 'dir' ? service.owner.id : undefined;
+  const entity = serviceEntity(service.id);
   try {
-    await putEntityHead(entity, {
-      organizationId: service.organizationId,
-      ...(directoryId === undefined ? {} : { directoryId }),
-    });
-    await dynamo.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: { ...serviceRecordKey(service.owner, service.id), ...toItem(service) },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    if (directoryId !== undefined) await addDirectoryService(service.organizationId, directoryId, service.id);
+    await putEntityHead(entity, toItem(service));
+    await putListing(service);
+    if (service.owner.type === 'dir')
+      await addDirectoryService(service.organizationId, service.owner.id, service.id);
   } catch (error) {
     await Promise.allSettled([deleteEntityHead(entity), releaseName(claim, service.id)]);
     throw error;
@@ -54,11 +47,17 @@ export async function createService(service: Service, now: Date): Promise<boolea
   return true;
 }
 
+/** A service by id, if `owner` owns it directly (its directory, or the organization for an Organization Service). */
 export async function getService(owner: Entity, serviceId: string): Promise<Service | undefined> {
-  const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: serviceRecordKey(owner, serviceId), ConsistentRead: true }),
-  );
-  return Item ? toService(owner, Item) : undefined;
+  const head = await getHead(serviceEntity(serviceId));
+  return head ? ownedService(owner, head) : undefined;
+}
+
+/** A service from its head, if `owner` owns it directly. */
+export function ownedService(owner: Entity, head: HeadItem): Service | undefined {
+  const service = serviceFromHead(head);
+  const directOwner = service.owner;
+  return directOwner.type === owner.type && directOwner.id === owner.id ? service : undefined;
 }
 
 /** A directory's or an organization's services: one Query on the owner's partition, followed page by page. */
@@ -68,7 +67,7 @@ export async function listServices(owner: Entity): Promise<Service[]> {
     ExpressionAttributeValues: { ':pk': entityPartition(owner), ':prefix': serviceRecordPrefix },
     ConsistentRead: true,
   });
-  return items.map((item) => toService(owner, item));
+  return items.map(serviceFromHead);
 }
 
 /** The owner's services among `serviceIds`, keyed by id; an id absent from the result is not the owner's. */
@@ -76,8 +75,19 @@ export async function getServices(
   owner: Entity,
   serviceIds: readonly string[],
 ): Promise<Map<string, Service>> {
-  const items = await batchGetAll([...new Set(serviceIds)].map((id) => serviceRecordKey(owner, id)));
-  return new Map(items.map((item) => [item.id as string, toService(owner, item)]));
+  const heads = await batchGetAll([...new Set(serviceIds)].map((id) => entityHeadKey(serviceEntity(id))));
+  const found = new Map<string, Service>();
+  for (const head of heads) {
+    const service = ownedService(owner, head);
+    if (service) found.set(service.id, service);
+  }
+  return found;
+}
+
+/** The services' heads by id, whoever owns them (for showing sessions). */
+export async function getServiceHeads(serviceIds: readonly string[]): Promise<Map<string, Service>> {
+  const heads = await batchGetAll([...new Set(serviceIds)].map((id) => entityHeadKey(serviceEntity(id))));
+  return new Map(heads.map((head) => [head.id as string, serviceFromHead(head)]));
 }
 
 const serviceAttributes: Readonly<Record<keyof ServiceChanges, string>> = {
@@ -100,13 +110,9 @@ export async function updateService(
   const renaming = changes.name !== undefined && nameKey(changes.name) !== nameKey(service.name);
   const newClaim = renaming ? serviceNameClaimKey(nameKey(changes.name)) : undefined;
   if (newClaim && !(await claimName(newClaim, service.id, serviceExists, now))) return 'name-taken';
-  let updated: boolean;
+  let updated: Service | undefined;
   try {
-    updated = await updateExistingItem(
-      serviceRecordKey(service.owner, service.id),
-      changes,
-      serviceAttributes,
-    );
+    updated = await updateHead(service.id, updateExpression(changes, serviceAttributes));
   } catch (error) {
     if (newClaim) await releaseName(newClaim, service.id);
     throw error;
@@ -115,8 +121,64 @@ export async function updateService(
     if (newClaim) await releaseName(newClaim, service.id);
     return 'missing';
   }
+  await putListing(updated);
   if (newClaim) await releaseName(serviceNameClaimKey(nameKey(service.name)), service.id);
   return 'updated';
+}
+
+/** Stores a service's policy (printed §8.2 form) on its head, or removes it with null. */
+export async function setServicePolicy(
+  serviceId: string,
+  policy: Record<string, unknown> | null,
+): Promise<boolean> {
+  const update =
+    policy === null
+      ? { UpdateExpression: 'REMOVE #policy', ExpressionAttributeNames: { '#policy': 'policy' } }
+      : {
+          UpdateExpression: 'SET #policy = :policy',
+          ExpressionAttributeNames: { '#policy': 'policy' },
+          ExpressionAttributeValues: { ':policy': policy },
+        };
+  return (await updateHead(serviceId, update)) !== undefined;
+}
+
+/** The stored policy on a service's head, if any. */
+export function servicePolicyOf(head: HeadItem): Record<string, unknown> | undefined {
+  return head.policy as Record<string, unknown> | undefined;
+}
+
+async function updateHead(
+  serviceId: string,
+  update: ReturnType<typeof updateExpression>,
+): Promise<Service | undefined> {
+  if (!update) {
+    const head = await getHead(serviceEntity(serviceId));
+    return head ? serviceFromHead(head) : undefined;
+  }
+  try {
+    const { Attributes } = await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: entityHeadKey(serviceEntity(serviceId)),
+        ConditionExpression: 'attribute_exists(pk)',
+        ReturnValues: 'ALL_NEW',
+        ...update,
+      }),
+    );
+    return Attributes ? serviceFromHead(Attributes) : undefined;
+  } catch (error) {
+    if (isConditionalFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+async function putListing(service: Service): Promise<void> {
+  await dynamo.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...serviceRecordKey(service.owner, service.id), ...toItem(service) },
+    }),
+  );
 }
 
 function toItem(service: Service): Record<string, unknown> {
@@ -126,13 +188,17 @@ function toItem(service: Service): Record<string, unknown> {
     active: service.active,
     created: service.created,
     organizationId: service.organizationId,
+    ...(service.owner.type === 'dir' ? { directoryId: service.owner.id } : {}),
     ...(service.description === null ? {} : { description: service.description }),
     ...(service.icon === null ? {} : { icon: service.icon }),
     ...(service.callbackUrl === null ? {} : { callbackUrl: service.callbackUrl }),
   };
 }
 
-function toService(owner: Entity, item: Record<string, unknown>): Service {
+/** A service from its head or its listing copy: both carry the same fields. */
+export function serviceFromHead(item: HeadItem): Service {
+  const directoryId = item.directoryId as string | undefined;
+  const organizationId = item.organizationId as string;
   return {
     id: item.id as string,
     name: item.name as string,
@@ -141,7 +207,7 @@ function toService(owner: Entity, item: Record<string, unknown>): Service {
     callbackUrl: (item.callbackUrl as string | undefined) ?? null,
     active: item.active as boolean,
     created: item.created as string,
-    owner,
-    organizationId: item.organizationId as string,
+    owner: directoryId === undefined ? { type: 'org', id: organizationId } : { type: 'dir', id: directoryId },
+    organizationId,
   };
 }

@@ -1,4 +1,3 @@
-import type { Entity } from '#shared/protocol/entity';
 import {
   blankServicePolicy,
   InvalidPolicyError,
@@ -6,18 +5,27 @@ import {
   printServicePolicy,
 } from '#shared/domain/policy/service-policy';
 import { ApiError } from '#shared/errors';
-import { deleteServicePolicy, getServicePolicy, putServicePolicy } from '#shared/store/service-policies';
-import { requireService } from '#shared/use-cases/services';
+import type { Entity } from '#shared/protocol/entity';
+import { getHead } from '#shared/store/heads';
+import { ownedService, servicePolicyOf, setServicePolicy as storePolicy } from '#shared/store/services';
+
+/** The owner's service's head, or SVC-004: the policy endpoints' refusal for a foreign or unknown service (§5.4). */
+async function ownedServiceHead(owner: Entity, serviceId: string) {
+  const head = await getHead({ type: 'svc', id: serviceId });
+  if (!head || !ownedService(owner, head))
+    throw new ApiError('SVC-004', `There is no service ${serviceId} here`);
+  return head;
+}
 
 /** The service's policy in the shape of sdk-compatibility §8.2; the blank LEGACY policy when none is set. */
 export async function readServicePolicy(owner: Entity, serviceId: string): Promise<Record<string, unknown>> {
-  await requireService(owner, serviceId, 'not-found');
-  return (await getServicePolicy(serviceId)) ?? printServicePolicy(blankServicePolicy);
+  const head = await ownedServiceHead(owner, serviceId);
+  return servicePolicyOf(head) ?? printServicePolicy(blankServicePolicy);
 }
 
 /** Validates any accepted encoding (SVC-002 with the reason) and stores its one normalised form. */
 export async function setServicePolicy(owner: Entity, serviceId: string, policy: unknown): Promise<void> {
-  await requireService(owner, serviceId, 'not-found');
+  await ownedServiceHead(owner, serviceId);
   let printed: Record<string, unknown>;
   try {
     printed = printServicePolicy(parseServicePolicy(policy));
@@ -25,10 +33,11 @@ export async function setServicePolicy(owner: Entity, serviceId: string, policy:
     if (error instanceof InvalidPolicyError) throw new ApiError('SVC-002', error.reason, { cause: error });
     throw error;
   }
-  await putServicePolicy(serviceId, printed);
+  if (!(await storePolicy(serviceId, printed)))
+    throw new ApiError('SVC-004', `There is no service ${serviceId} here`);
 }
 
 export async function removeServicePolicy(owner: Entity, serviceId: string): Promise<void> {
-  await requireService(owner, serviceId, 'not-found');
-  await deleteServicePolicy(serviceId);
+  await ownedServiceHead(owner, serviceId);
+  await storePolicy(serviceId, null);
 }

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Service, ServiceChanges } from '#shared/domain/service';
-import type { Ownership } from '#shared/domain/subject';
 import { ApiError, forbidden } from '#shared/errors';
 import type { Entity } from '#shared/protocol/entity';
-import { getOwnership } from '#shared/store/heads';
+import { getHead, type HeadItem, ownershipOf } from '#shared/store/heads';
 import * as store from '#shared/store/services';
 import { isoSeconds } from '#shared/time';
 
@@ -28,10 +27,10 @@ export async function createService(
   owner: Entity,
   input: NewService,
   now: Date,
-  knownOwnership?: Ownership,
+  ownerHead?: HeadItem,
 ): Promise<string> {
   const organizationId =
-    owner.type === 'org' ? owner.id : (knownOwnership ?? (await getOwnership(owner)))?.organizationId;
+    owner.type === 'org' ? owner.id : ownershipOf(ownerHead ?? (await getHead(owner)))?.organizationId;
   if (!organizationId) throw forbidden(`${owner.type}:${owner.id} does not exist`);
   const service: Service = {
     id: randomUUID(),
@@ -48,19 +47,11 @@ export async function createService(
   return service.id;
 }
 
-/**
- * The owner's service. One that is another owner's, or does not exist, is 403, or SVC-004 on the policy endpoints, as
- * the SDKs' features expect (sdk-compatibility §5.4).
- */
-export async function requireService(
-  owner: Entity,
-  serviceId: string,
-  refusal: 'forbidden' | 'not-found' = 'forbidden',
-) {
+/** The owner's service; one that is another owner's, or does not exist, is 403. */
+export async function requireService(owner: Entity, serviceId: string): Promise<Service> {
   const service = await store.getService(owner, serviceId);
-  if (service) return service;
-  if (refusal === 'not-found') throw new ApiError('SVC-004', `There is no service ${serviceId} here`);
-  throw forbidden(`Service ${serviceId} is not a service of ${owner.type}:${owner.id}`);
+  if (!service) throw forbidden(`Service ${serviceId} is not a service of ${owner.type}:${owner.id}`);
+  return service;
 }
 
 export async function listServices(owner: Entity): Promise<Service[]> {

@@ -47,12 +47,7 @@ export const createServiceEndpoint = (subject: ServiceOwnerType) =>
     subject,
     body: createServiceBody,
     handle: async ({ caller, body, receivedAt }) => {
-      const id = await createService(
-        caller.subject,
-        serviceFields(body),
-        receivedAt,
-        caller.subjectOwnership,
-      );
+      const id = await createService(caller.subject, serviceFields(body), receivedAt, caller.subjectHead);
       return created({ id });
     },
   });

@@ -1,5 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import { canVerifySignatures, responseEncryptionKey } from '#shared/domain/entity-key';
+import { mayIssueRequests } from '#shared/domain/subject';
 import { ApiError, type ErrorCode } from '#shared/errors';
 import { type HttpEvent, header, requestBinding } from '#shared/http/event';
 import type { ClaimedCaller, SignedContext } from '#shared/http/signed-state';
@@ -9,7 +10,8 @@ import { decodeUnverified } from '#shared/protocol/jws';
 import { importPublicKey } from '#shared/protocol/pem';
 import { ProtocolRejection, type RejectionReason } from '#shared/protocol/rejection';
 import { verifyRequestJwt } from '#shared/protocol/request-jwt';
-import { listEntityKeys } from '#shared/store/entity-keys';
+import { listEntityKeysAndHead } from '#shared/store/entity-keys';
+import type { HeadItem } from '#shared/store/heads';
 import { recordJti } from '#shared/store/jti';
 
 export interface AuthenticateOptions {
@@ -62,7 +64,8 @@ export function authenticate(
       const issuer = parseEntity(claimed.iss);
       if (!issuer) throw refusal('AUTH-001', 'iss must be an entity such as org:<uuid>');
 
-      let keys: Awaited<ReturnType<typeof listEntityKeys>> = [];
+      let keys: Awaited<ReturnType<typeof listEntityKeysAndHead>>['keys'] = [];
+      let issuerHead: HeadItem | undefined;
       let verified: Awaited<ReturnType<typeof verifyRequestJwt>>;
       try {
         verified = await verifyRequestJwt(token, {
@@ -72,8 +75,14 @@ export function authenticate(
           leeway: leewaySeconds,
           maxLifetime: maxLifetimeSeconds,
           resolveKey: async ({ kid }) => {
-            keys = await listEntityKeys(issuer);
+            ({ keys, head: issuerHead } = await listEntityKeysAndHead(issuer));
             const key = keys.find((candidate) => candidate.kid === kid);
+            if (!mayIssueRequests(issuer, issuerHead)) {
+              throw new ProtocolRejection(
+                'unknown-key',
+                `${claimed.iss} may not sign requests (unlinked or unknown)`,
+              );
+            }
             if (!key || !canVerifySignatures(key, nowDate)) {
               throw new ProtocolRejection('unknown-key', `${claimed.iss} has no active signature key ${kid}`);
             }
@@ -102,6 +111,7 @@ export function authenticate(
           kid: encryptionKey.kid,
           publicKey: importPublicKey(encryptionKey.publicKeyPem),
         },
+        issuerHead,
       };
     },
   };

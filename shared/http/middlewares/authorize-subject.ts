@@ -4,7 +4,7 @@ import { forbidden } from '#shared/errors';
 import type { HttpEvent } from '#shared/http/event';
 import type { SignedContext } from '#shared/http/signed-state';
 import { type EntityType, formatEntity, sameEntity } from '#shared/protocol/entity';
-import { getOwnership } from '#shared/store/heads';
+import { getHead, ownershipOf } from '#shared/store/heads';
 
 /** Which subject an operation acts on: `/organization` needs an organization, `/directory` a directory, and so on. */
 export type SubjectRequirement = EntityType | 'any';
@@ -13,6 +13,7 @@ const subjectNames: Readonly<Record<EntityType, string>> = {
   org: 'an organization',
   dir: 'a directory',
   svc: 'a service',
+  dev: 'a device',
 };
 
 /** Step 2: `sub` must be the issuer or an entity the issuer owns; a foreign or unknown subject is 403. */
@@ -29,13 +30,16 @@ export function authorizeSubject(
           `This operation acts on ${subjectNames[requirement]}; sub is ${formatEntity(subject)}`,
         );
       }
-      if (sameEntity(issuer, subject)) return;
-      const ownership = await getOwnership(subject);
-      if (!mayActFor(issuer, subject, ownership)) {
+      if (sameEntity(issuer, subject)) {
+        caller.subjectHead = caller.issuerHead;
+        return;
+      }
+      const head = await getHead(subject);
+      if (!mayActFor(issuer, subject, ownershipOf(head))) {
         throw forbidden(`${formatEntity(issuer)} may not act for ${formatEntity(subject)}`);
       }
-      // Kept for the use case, which may need the owner too (a new Directory Service records its organization).
-      caller.subjectOwnership = ownership;
+      // Kept for the use case, which needs the subject's head too (a service's settings, a directory's owner).
+      caller.subjectHead = head;
     },
   };
 }
