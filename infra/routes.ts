@@ -33,11 +33,18 @@ function unsigned(method: HttpMethod, path: string, handler: string, access: Acc
   return { method, path, handler, access };
 }
 
+/** Operations that announce what they did through the webhook queue. */
+const publishes: Access = { webhookQueue: true };
+
 export const httpRoutes: readonly HttpRoute[] = [
   unsigned('GET', '/public/v3/ping', 'public/ping', {}),
   unsigned('GET', '/public/v3/public-key', 'public/get-public-key', { table: 'read' }),
   unsigned('GET', '/public/v3/public-key/{kid}', 'public/get-public-key', { table: 'read' }),
   unsigned('GET', '/public/v3/icons/service.svg', 'public/get-service-icon', {}),
+  unsigned('GET', '/public/v3/qrcodes/{code}', 'public/get-qr-code', { table: 'read' }),
+  unsigned('GET', '/v1/ping', 'v1/ping', { table: 'read' }),
+  // The v1 poll decrypts the service's secret with the API's key.
+  unsigned('GET', '/v1/poll', 'v1/poll', { table: 'read', apiKeys: true }),
 
   signed('POST', '/organization/v3/directories', 'organization/create-directory'),
   signed('GET', '/organization/v3/directories', 'organization/list-directories'),
@@ -74,6 +81,29 @@ export const httpRoutes: readonly HttpRoute[] = [
   signed('POST', '/directory/v3/service/policy/item', 'directory/get-service-policy'),
   signed('PUT', '/directory/v3/service/policy', 'directory/set-service-policy'),
   signed('DELETE', '/directory/v3/service/policy', 'directory/remove-service-policy'),
+
+  signed('POST', '/service/v3/auths', 'service/create-auth-request'),
+  signed('GET', '/service/v3/auths/{auth_request}', 'service/get-auth-request'),
+  signed('DELETE', '/service/v3/auths/{auth_request}', 'service/cancel-auth-request'),
+  signed('POST', '/service/v3/sessions', 'service/start-session'),
+  signed('DELETE', '/service/v3/sessions', 'service/end-session'),
+  signed('POST', '/service/v3/totp', 'service/verify-totp'),
+
+  signed('POST', '/directory/v3/devices', 'directory/start-device-link'),
+  signed('POST', '/directory/v3/devices/list', 'directory/list-devices'),
+  signed('DELETE', '/directory/v3/devices', 'directory/unlink-device'),
+  signed('POST', '/directory/v3/sessions/list', 'directory/list-sessions'),
+  signed('DELETE', '/directory/v3/sessions', 'directory/end-sessions'),
+  signed('POST', '/directory/v3/totp', 'directory/generate-totp'),
+  signed('DELETE', '/directory/v3/totp', 'directory/remove-totp'),
+
+  // The device API: this service's own, signed by the device's key (dev:<uuid>) once it has linked.
+  unsigned('POST', '/device/v3/link', 'device/link', { table: 'write', ...publishes }),
+  signed('GET', '/device/v3/auths', 'device/list-auth-requests'),
+  signed('POST', '/device/v3/auths/{auth_request}', 'device/answer-auth-request', publishes),
+  signed('GET', '/device/v3/sessions', 'device/list-sessions'),
+  signed('DELETE', '/device/v3/sessions', 'device/end-session', publishes),
+  signed('DELETE', '/device/v3/link', 'device/unlink'),
 ];
 
 /** Requests that match no row: ARG-002 in a signed response under the signed prefixes, a plain 404 elsewhere. */

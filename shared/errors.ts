@@ -37,6 +37,8 @@ export const errorStatus = {
   'AUTH-007': 401,
   'HTTP-403': 403,
   'HTTP-404': 404,
+  /** A request that has expired, on the device API (the service API answers 408 without a body). */
+  'HTTP-408': 408,
   'HTTP-413': 413,
   'HTTP-500': 500,
   'HTTP-503': 503,

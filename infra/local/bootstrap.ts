@@ -1,6 +1,6 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ApiKeySize } from '#shared/api-keys/key-ring';
+import { type ApiKeySize, withHashKey } from '#shared/api-keys/key-ring';
 import { fileKeyRingStorage } from '#shared/api-keys/key-ring-storage';
 import { getOrganization } from '#shared/store/organizations';
 import { addApiKey, publishApiKeyRing } from '#shared/use-cases/api-keys';
@@ -22,6 +22,7 @@ export async function ensureApiKeys(dataDir: string, bits: ApiKeySize): Promise<
     await addApiKey(storage, { bits, makeCurrent: true });
     return { created: true };
   }
+  if (!ring.hashKey) await storage.write(withHashKey(ring));
   await publishApiKeyRing(ring);
   return { created: false };
 }

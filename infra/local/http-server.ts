@@ -8,7 +8,7 @@ import type { HttpEvent } from '#shared/http/event';
 
 export type HttpFunction = (event: HttpEvent, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-interface LoadedRoute {
+export interface LoadedRoute {
   readonly route: HttpRoute;
   readonly pattern: RegExp;
   readonly parameterNames: readonly string[];
@@ -55,6 +55,25 @@ export async function loadRoutes(): Promise<{ routes: LoadedRoute[]; fallback: H
   return { routes, fallback: await handlerOf(fallbackRoute.handler) };
 }
 
+/** The route a request goes to, as API Gateway picks it, with its path parameters decoded. */
+export function matchRoute(
+  routes: readonly LoadedRoute[],
+  method: string,
+  rawPath: string,
+): { loaded: LoadedRoute; parameters: Record<string, string> } | undefined {
+  for (const loaded of routes) {
+    if (loaded.route.method !== method) continue;
+    const match = loaded.pattern.exec(rawPath);
+    if (!match) continue;
+    const parameters: Record<string, string> = {};
+    loaded.parameterNames.forEach((name, index) => {
+      parameters[name] = decodeURIComponent(match[index + 1] ?? '');
+    });
+    return { loaded, parameters };
+  }
+  return undefined;
+}
+
 /** An HTTP server that does what API Gateway does in front of the route table's functions. */
 export async function startHttpServer(options: {
   port: number;
@@ -92,18 +111,7 @@ async function serve(
   const rawQueryString = queryAt === -1 ? '' : url.slice(queryAt + 1);
   const method = (request.method ?? 'GET').toUpperCase();
 
-  let matched: { loaded: LoadedRoute; parameters: Record<string, string> } | undefined;
-  for (const loaded of routes) {
-    if (loaded.route.method !== method) continue;
-    const match = loaded.pattern.exec(rawPath);
-    if (!match) continue;
-    const parameters: Record<string, string> = {};
-    loaded.parameterNames.forEach((name, index) => {
-      parameters[name] = decodeURIComponent(match[index + 1] ?? '');
-    });
-    matched = { loaded, parameters };
-    break;
-  }
+  const matched = matchRoute(routes, method, rawPath);
   const requestId = randomUUID();
   const routeKey = matched ? `${method} ${matched.loaded.route.path}` : '$default';
   const event = toEvent(request, {

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import type { SigningKey } from '#shared/protocol/jws';
 import { keyId } from '#shared/protocol/kid';
 import { importPrivateKey, publicKeyPem } from '#shared/protocol/pem';
@@ -8,6 +8,11 @@ import { isoSeconds } from '#shared/time';
 export interface ApiKeyRingDocument {
   readonly current: string;
   readonly keys: readonly StoredApiKey[];
+  /**
+   * The deployment's secret for keyed hashes (service_user_hash, org_user_hash, user_push_id) and sealed values:
+   * 32 random bytes, base64. Made once with the ring and kept through every rotation, so hashes stay stable.
+   */
+  readonly hashKey?: string;
 }
 
 export interface StoredApiKey {
@@ -23,6 +28,10 @@ export interface ApiKeyRing {
   readonly current: SigningKey;
   /** The private key a request body was encrypted to, by the JWE's kid; the current key when the JWE names none. */
   decryptionKey(kid: string | undefined): KeyObject | undefined;
+  /** Every private key of the ring, for formats that name no key (the legacy v1 secret). */
+  readonly privateKeys: readonly KeyObject[];
+  /** The deployment's hash key (see ApiKeyRingDocument.hashKey). */
+  readonly hashKey: Buffer;
 }
 
 export const apiKeySizes = [2048, 3072, 4096] as const;
@@ -40,9 +49,14 @@ export function openApiKeyRing(document: ApiKeyRingDocument): ApiKeyRing {
   const currentKey = keys.get(document.current);
   if (!currentKey) throw new Error(`API key ring has no key for its current kid ${document.current}`);
   const current: SigningKey = { kid: document.current, privateKey: currentKey };
+  const hashKey = Buffer.from(document.hashKey ?? '', 'base64');
+  if (hashKey.length !== 32)
+    throw new Error('The API key ring has no 32-byte hashKey; run `admin api-key add`');
   return {
     current,
     decryptionKey: (kid) => (kid === undefined ? currentKey : keys.get(kid)),
+    privateKeys: [...keys.values()],
+    hashKey,
   };
 }
 
@@ -67,7 +81,16 @@ export function withApiKey(
   makeCurrent: boolean,
 ): ApiKeyRingDocument {
   const keys = [...(document?.keys ?? []).filter((existing) => existing.kid !== key.kid), key];
-  return { current: makeCurrent || !document ? key.kid : document.current, keys };
+  return {
+    current: makeCurrent || !document ? key.kid : document.current,
+    keys,
+    hashKey: document?.hashKey ?? randomBytes(32).toString('base64'),
+  };
+}
+
+/** A ring made before hash keys existed, given one. */
+export function withHashKey(document: ApiKeyRingDocument): ApiKeyRingDocument {
+  return document.hashKey ? document : { ...document, hashKey: randomBytes(32).toString('base64') };
 }
 
 export function withCurrentApiKey(document: ApiKeyRingDocument, kid: string): ApiKeyRingDocument {

@@ -17,6 +17,9 @@ Commands:
       List organizations.
   org key add --org <id> --public-key <file> [--key-type 0|1|2] [--expires <ISO 8601>] [--inactive]
       Register another public key for an organization (0 both, 1 encryption, 2 signature).
+  service v1-credentials --service <id>
+      Issue the service's legacy v1 credentials for GET /v1/poll: an app key and a secret, shown once (only a digest
+      is kept). Issuing again retires the previous app key.
   api-key list
       List the API's public keys and which one is current.
   api-key add [--bits 2048|3072|4096]
@@ -41,6 +44,7 @@ const { values, positionals } = parseArgs({
     'key-bits': { type: 'string' },
     out: { type: 'string' },
     org: { type: 'string' },
+    service: { type: 'string' },
     'key-type': { type: 'string' },
     expires: { type: 'string' },
     inactive: { type: 'boolean' },
@@ -61,7 +65,15 @@ if (values.help || positionals.length === 0) {
 }
 
 const command = positionals.join(' ');
-const known = ['org create', 'org list', 'org key add', 'api-key list', 'api-key add', 'api-key rotate'];
+const known = [
+  'org create',
+  'org list',
+  'org key add',
+  'service v1-credentials',
+  'api-key list',
+  'api-key add',
+  'api-key rotate',
+];
 if (!known.includes(command)) usage(`Unknown command "${command}".`);
 
 // The store reads its configuration when it loads: point it at its target first.
@@ -143,6 +155,12 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
         },
       );
       return { key_id: key.kid, key_type: key.keyType, active: key.active, date_expires: key.expires };
+    }
+    case 'service v1-credentials': {
+      if (!values.service) usage('service v1-credentials needs --service.');
+      const { issueV1Credentials } = await import('#shared/use-cases/v1-poll');
+      const issued = await issueV1Credentials(values.service);
+      return { service_id: values.service, app_key: issued.app_key, secret: issued.secret };
     }
     case 'api-key list': {
       const { listApiPublicKeys } = await import('#shared/store/api-keys');

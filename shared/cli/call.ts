@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ApiClient } from '#shared/client/api-client';
 import { ApiRequestError } from '#shared/client/errors';
+import { defaultBaseUrl, defaultDataDir, readDemoOrganization } from '#shared/cli/local-defaults';
 import type { DialectName } from '#shared/protocol/dialect';
 
 const help = `Usage: npm run call -- [options] <METHOD> <PATH> [JSON body]
@@ -60,21 +60,15 @@ if (bodyText !== undefined) {
 let issuer = values.issuer;
 let keyPath = values.key;
 if (!issuer || !keyPath) {
-  const dataDir = values['data-dir'] ?? process.env.DATA_DIR ?? '.data';
-  try {
-    const demo = JSON.parse(await readFile(join(dataDir, 'demo-organization.json'), 'utf8')) as {
-      organizationId: string;
-      privateKeyPath: string;
-    };
-    issuer ??= `org:${demo.organizationId}`;
-    keyPath ??= demo.privateKeyPath;
-  } catch {
-    usage(`No --issuer/--key given and no demo organization in ${dataDir}; run npm start first.`);
-  }
+  const dataDir = defaultDataDir(values['data-dir']);
+  const demo = await readDemoOrganization(dataDir);
+  if (!demo) usage(`No --issuer/--key given and no demo organization in ${dataDir}; run npm start first.`);
+  issuer ??= `org:${demo.organizationId}`;
+  keyPath ??= demo.privateKeyPath;
 }
 
 const client = new ApiClient({
-  baseUrl: values['base-url'] ?? process.env.BASE_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8080}`,
+  baseUrl: defaultBaseUrl(values['base-url']),
   issuer,
   privateKeyPem: await readFile(keyPath, 'utf8'),
   dialect,

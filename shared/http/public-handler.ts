@@ -11,6 +11,8 @@ type HttpResult = APIGatewayProxyStructuredResultV2;
 export interface PublicReply {
   readonly status: number;
   readonly body: string;
+  /** The body is base64 of binary content (an image). */
+  readonly base64?: boolean;
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -28,7 +30,7 @@ export function publicHandler(handle: (event: HttpEvent) => Promise<PublicReply>
       statusCode: reply.status,
       headers: { ...reply.headers },
       body: reply.body,
-      isBase64Encoded: false,
+      isBase64Encoded: reply.base64 === true,
     };
   })
     .use(injectLambdaContext(logger, { resetKeys: true }))

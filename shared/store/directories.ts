@@ -63,7 +63,7 @@ export async function getDirectory(
       ConsistentRead: true,
     }),
   );
-  return Item ? toDirectoryView(Item) : undefined;
+  return Item ? directoryFromItem(Item) : undefined;
 }
 
 /** An organization's directories: one Query on its partition, however many there are. */
@@ -76,7 +76,7 @@ export async function listDirectories(organizationId: string): Promise<Directory
     },
     ConsistentRead: true,
   });
-  return items.map(toDirectoryView);
+  return items.map(directoryFromItem);
 }
 
 /**
@@ -90,7 +90,7 @@ export async function getDirectories(
   const items = await batchGetAll(
     [...new Set(directoryIds)].map((id) => directoryRecordKey(organizationId, id)),
   );
-  return new Map(items.map((item) => [item.id as string, toDirectoryView(item)]));
+  return new Map(items.map((item) => [item.id as string, directoryFromItem(item)]));
 }
 
 const directoryAttributes: Readonly<Record<keyof DirectoryChanges, string>> = {
@@ -130,6 +130,16 @@ export async function addSdkKey(organizationId: string, directoryId: string, sdk
       ExpressionAttributeValues: { ':key': new Set([sdkKey]) },
     }),
   );
+}
+
+/** The directory an SDK key was issued for, from its lookup; the directory's own set says whether it still counts. */
+export async function getSdkKeyDirectory(
+  sdkKey: string,
+): Promise<{ organizationId: string; directoryId: string } | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: sdkKeyLookupKey(sdkKey), ConsistentRead: true }),
+  );
+  return Item && { organizationId: Item.organizationId as string, directoryId: Item.directoryId as string };
 }
 
 /**
@@ -177,7 +187,8 @@ export async function addDirectoryService(
   );
 }
 
-function toDirectoryView(item: Record<string, unknown>): DirectoryView {
+/** A directory from its record. */
+export function directoryFromItem(item: Record<string, unknown>): DirectoryView {
   return {
     id: item.id as string,
     name: item.name as string,

@@ -15,6 +15,13 @@ import type { Entity, EntityType } from '#shared/protocol/entity';
  *   SVC#<svc>   HEAD             the service's head: owners, key set
  *               KEY#<kid>        its public keys
  *               POLICY           its service policy
+ *               USER#<identifier>  a directory user: devices, sessions, pending slot, TOTP
+ *   ORG#<org>   USERIDX#<h>#<dir>  which directories know an identifier (h: its SHA-256), for Organization Services
+ *   USER#<user> HEAD             a user by id: directory and identifier
+ *   DEV#<dev>   HEAD, KEY#<kid>  a linked device: its user, its keys
+ *   LINKCODE#<code>  LINKCODE    a linking code while it is valid
+ *   AUTH#<id>   AUTH             an authorization request
+ *   V1APP#<app key>  V1APP       the service a legacy v1 app key belongs to
  *   SVCNAME#<name>  CLAIM        service name claims (unique across all services)
  *   SDKKEY#<key>    SDKKEY       which directory an SDK key belongs to
  *   API             KEY#<kid>, CURRENT   the API's public keys
@@ -72,6 +79,24 @@ export const servicePolicyKey = (serviceId: string): ItemKey => ({
   pk: entityPartition({ type: 'svc', id: serviceId }),
   sk: 'POLICY',
 });
+
+export const userRecordKey = (directoryId: string, identifier: string): ItemKey => ({
+  pk: entityPartition({ type: 'dir', id: directoryId }),
+  sk: `USER#${identifier}`,
+});
+export const userHeadKey = (userId: string): ItemKey => ({ pk: `USER#${userId}`, sk: 'HEAD' });
+export const organizationUserIndexPrefix = (identifierHash: string) => `USERIDX#${identifierHash}#`;
+export const organizationUserIndexKey = (
+  organizationId: string,
+  identifierHash: string,
+  directoryId: string,
+): ItemKey => ({
+  pk: entityPartition({ type: 'org', id: organizationId }),
+  sk: `${organizationUserIndexPrefix(identifierHash)}${directoryId}`,
+});
+export const linkCodeKey = (code: string): ItemKey => ({ pk: `LINKCODE#${code}`, sk: 'LINKCODE' });
+export const authRequestKey = (authId: string): ItemKey => ({ pk: `AUTH#${authId}`, sk: 'AUTH' });
+export const v1AppKeyLookupKey = (appKey: string): ItemKey => ({ pk: `V1APP#${appKey}`, sk: 'V1APP' });
 
 export const sdkKeyLookupKey = (sdkKey: string): ItemKey => ({ pk: `SDKKEY#${sdkKey}`, sk: 'SDKKEY' });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { engineEnvironment } from '#infra/local/engines';
 import { lambdaContext } from '#infra/local/lambda-context';
-import { ensureTable } from '#infra/local/provision';
+import { ensureQueues, ensureTable } from '#infra/local/provision';
 import type { ApiKeySize } from '#shared/api-keys/key-ring';
 import { ApiClient, type ApiClientOptions, type PreparedRequest } from '#shared/client/api-client';
 import type { HttpEvent } from '#shared/http/event';
@@ -19,7 +19,8 @@ export type Handler = (
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /**
- * What the in-process benches share: the store in a process of its own (its CPU is not the service's), this process
+ * What the in-process benches share: the store and the queue in a process of their own (their CPU is not the
+ * service's), this process
  * configured like a Lambda, an API key ring and an organization. The store client is made once per process, so one
  * environment serves every bench of a run.
  */
@@ -41,15 +42,18 @@ export async function startBenchEnvironment(apiKeyBits: ApiKeySize = 2048): Prom
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, NODE_NO_WARNINGS: '1' },
   });
-  const { dynamoEndpoint } = await new Promise<{ dynamoEndpoint: string }>((resolve) =>
-    engines.once('message', resolve as never),
+  const { dynamoEndpoint, sqsEndpoint } = await new Promise<{ dynamoEndpoint: string; sqsEndpoint: string }>(
+    (resolve) => engines.once('message', resolve as never),
   );
   const apiKeysFile = join(dataDir, 'api-keys.json');
+  await ensureTable(dynamoEndpoint, 'bench');
+  // Handlers that announce what they did read the queue's URL when they load.
+  const { queueUrl } = await ensureQueues(sqsEndpoint, 'bench');
   Object.assign(process.env, {
-    ...engineEnvironment({ dynamoEndpoint, tableName: 'bench', apiKeysFile }),
+    ...engineEnvironment({ dynamoEndpoint, sqsEndpoint, tableName: 'bench', apiKeysFile }),
+    WEBHOOK_QUEUE_URL: queueUrl,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
   });
-  await ensureTable(dynamoEndpoint, 'bench');
   const { ensureApiKeys, ensureDemoOrganization } = await import('#infra/local/bootstrap');
   await ensureApiKeys(dataDir, apiKeyBits);
   const organization = await ensureDemoOrganization(dataDir);

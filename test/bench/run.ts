@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { benchAuthFlow } from '#test/bench/auth-flow';
 import { startBenchEnvironment } from '#test/bench/environment';
 import { benchHttp } from '#test/bench/http';
 import { benchManagement } from '#test/bench/management';
@@ -13,11 +14,16 @@ Prints, and writes to bench-results/latest.json:
     the store client's round trips, and the ratios (target: ≤ 1.3);
   - the management API in-process: listing a directory's services when it has 1 000 (store round trips, Query
     pages, latency) and creating services one after another (throughput, round trips);
+  - the authorization flow in-process, flow after flow for one user (the service asks, the device lists and answers,
+    the service reads the answer): flows per second, latency per flow, the store round trips of each step and the
+    commands they are (targets: create ≤ 5, answer ≤ 4, poll ≤ 3), and the unavoidable crypto's share of the
+    server's CPU;
   - HTTP throughput and latency of the local runtime for signed GET /organization/v3/directories.
 
 Options:
   --requests <n>        signed requests for the pipeline figures (default 1000)
   --services <n>        services in the listed directory (default 1000)
+  --flows <n>           authorization flows, one after another (default 200)
   --http-requests <n>   requests per HTTP run (default 2000)
   --profile             also write a V8 CPU profile of the pipeline's server phase to bench-results/pipeline.cpuprofile
   -h, --help            show this help`;
@@ -26,6 +32,7 @@ const { values } = parseArgs({
   options: {
     requests: { type: 'string', default: '1000' },
     services: { type: 'string', default: '1000' },
+    flows: { type: 'string', default: '200' },
     'http-requests': { type: 'string', default: '2000' },
     profile: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -41,6 +48,7 @@ await mkdir('bench-results', { recursive: true });
 const environment = await startBenchEnvironment();
 let pipeline;
 let management;
+let authFlow;
 try {
   pipeline = await benchPipeline(environment, Number(values.requests), {
     ...(values.profile ? { profilePath: 'bench-results/pipeline.cpuprofile' } : {}),
@@ -50,6 +58,7 @@ try {
     listRequests: 50,
     createRequests: 200,
   });
+  authFlow = await benchAuthFlow(environment, Number(values.flows));
 } finally {
   await environment.close();
 }
@@ -86,6 +95,40 @@ console.table({
   },
 });
 
+console.log(`\nAuthorization flow, in-process, ${authFlow.flows} flows one after another for one user`);
+console.table({
+  'flows/s (the 4 handlers)': authFlow.perSecond,
+  "flows/s end to end (with the service's and the device's own crypto, in this process)":
+    authFlow.perSecondEndToEnd,
+  'handler ms per flow, median': authFlow.latencyMs.median,
+  'handler ms per flow, p99': authFlow.latencyMs.p99,
+  'server CPU ms/flow': authFlow.serverCpuMsPerFlow,
+  'unavoidable crypto ms/flow': authFlow.cryptoCpuMsPerFlow,
+  'crypto share of server CPU %': authFlow.cryptoSharePercent,
+});
+console.table(
+  Object.fromEntries(
+    Object.entries(authFlow.steps).map(([step, figures]) => [
+      step,
+      {
+        'store round trips': figures.storeRoundTrips,
+        target: figures.target === null ? '—' : `≤ ${figures.target}`,
+        commands: JSON.stringify(figures.storeCommands),
+        queue: JSON.stringify(figures.queueCommands),
+        'median ms': figures.latencyMs?.median ?? '—',
+        'CPU ms': figures.serverCpuMsPerRequest ?? '—',
+      },
+    ]),
+  ),
+);
+const overTarget = Object.entries(authFlow.steps).filter(
+  ([, figures]) => figures.target !== null && figures.storeRoundTrips > figures.target,
+);
+for (const [step, figures] of overTarget)
+  console.log(
+    `  ${step}: ${figures.storeRoundTrips} store round trips, over its target of ${figures.target}`,
+  );
+
 const http = await benchHttp([1, 8], Number(values['http-requests']));
 console.log('\nLocal runtime over HTTP: signed GET /organization/v3/directories');
 console.table(
@@ -98,6 +141,13 @@ console.table(
   })),
 );
 
-const report = { date: new Date().toISOString(), node: process.version, pipeline, management, http };
+const report = {
+  date: new Date().toISOString(),
+  node: process.version,
+  pipeline,
+  management,
+  authFlow,
+  http,
+};
 await writeFile('bench-results/latest.json', `${JSON.stringify(report, null, 2)}\n`);
 console.log('\nWritten to bench-results/latest.json');

@@ -58,19 +58,31 @@ export function startServiceProcess(
   });
 }
 
-/** Runs the admin CLI and parses its JSON output. */
-export function admin(args: string[]): Promise<unknown> {
-  return new Promise((resolve, reject) => {
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs one of the project's CLIs (shared/cli/<name>.ts) as `npm run <name>` would, and collects what it printed. */
+export function runCli(name: string, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'shared/cli/admin.ts', ...args, '--json'],
-      { cwd: projectRoot, env: { ...process.env, NODE_NO_WARNINGS: '1' } },
+      ['--import', 'tsx', `shared/cli/${name}.ts`, ...args],
+      { cwd: projectRoot, env: { ...process.env, NODE_NO_WARNINGS: '1', ...env } },
       (error, stdout, stderr) => {
-        if (error) reject(new Error(`admin ${args.join(' ')} failed: ${stderr}`));
-        else resolve(JSON.parse(stdout));
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
       },
     );
   });
+}
+
+/** Runs the admin CLI and parses its JSON output. */
+export async function admin(args: string[]): Promise<unknown> {
+  const run = await runCli('admin', [...args, '--json']);
+  if (run.code !== 0) throw new Error(`admin ${args.join(' ')} failed: ${run.stderr}`);
+  return JSON.parse(run.stdout);
 }
 
 export function freePort(): Promise<number> {

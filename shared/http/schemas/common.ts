@@ -8,6 +8,15 @@ export const uuid = v.pipe(
   v.transform((value) => value.toLowerCase()),
 );
 
+/** A whole number of seconds within bounds, such as a ttl. */
+export const seconds = (min: number, max: number) =>
+  v.pipe(
+    v.number(),
+    v.integer('must be an integer number of seconds'),
+    v.minValue(min, `must be ${min} to ${max} seconds`),
+    v.maxValue(max, `must be ${min} to ${max} seconds`),
+  );
+
 /** An absolute http(s) URL, as webhooks and icons need. */
 export const httpUrl = v.pipe(
   v.string(),

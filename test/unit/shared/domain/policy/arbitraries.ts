@@ -49,7 +49,7 @@ const timeFence = fc.record({
 });
 
 /** `{any, knowledge, inherence, possession}` never combining `any` with types (PY refuses that). */
-const demand = fc.oneof(
+export const demand = fc.oneof(
   fc.record({
     any: fc.integer({ min: 0, max: 3 }),
     knowledge: fc.constant(0),
@@ -64,8 +64,12 @@ const demand = fc.oneof(
   }),
 );
 
-const demandsSomething = (d: { any: number; knowledge: number; inherence: number; possession: number }) =>
-  d.any > 0 || d.knowledge + d.inherence + d.possession > 0;
+export const demandsSomething = (d: {
+  any: number;
+  knowledge: number;
+  inherence: number;
+  possession: number;
+}) => d.any > 0 || d.knowledge + d.inherence + d.possession > 0;
 
 /** PY ServiceSecurityPolicy: set_minimum_requirements, require_jailbreak_protection, add_geofence, add_timefence. */
 export const pythonServiceSecurityPolicy: fc.Arbitrary<Json> = fc

@@ -1,0 +1,20 @@
+import { noContent } from '#shared/http/reply';
+import { answerAuthRequestBody } from '#shared/http/schemas/auth-requests';
+import { signedHandler } from '#shared/http/signed-handler';
+import { answerAsDevice } from '#shared/use-cases/answer-auth-request';
+
+/** POST /device/v3/auths/{auth_request}: the user's answer, end-to-end encrypted by the device. */
+export const handler = signedHandler({
+  subject: 'dev',
+  body: answerAuthRequestBody,
+  handle: async ({ caller, body, pathParameters, receivedAt }) => {
+    await answerAsDevice(
+      caller.subject,
+      caller.subjectHead,
+      pathParameters.auth_request ?? '',
+      { authJwe: body.auth_jwe, auth: body.auth, authV1: body.auth_v1 },
+      receivedAt,
+    );
+    return noContent();
+  },
+});

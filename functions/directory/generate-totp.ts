@@ -1,0 +1,22 @@
+import { apiKeyRing } from '#shared/api-keys/current-key-ring';
+import { created } from '#shared/http/reply';
+import { identifierBody } from '#shared/http/schemas/users';
+import { signedHandler } from '#shared/http/signed-handler';
+import { ownershipOf } from '#shared/store/heads';
+import { generateTotp } from '#shared/use-cases/totp';
+
+/** POST /directory/v3/totp: a new TOTP secret for the user, who is created if needed (§11.2). */
+export const handler = signedHandler({
+  subject: 'dir',
+  body: identifierBody,
+  handle: async ({ caller, body, receivedAt }) =>
+    created(
+      await generateTotp(
+        ownershipOf(caller.subjectHead)?.organizationId ?? '',
+        caller.subject.id,
+        body.identifier,
+        receivedAt,
+        (await apiKeyRing()).hashKey,
+      ),
+    ),
+});

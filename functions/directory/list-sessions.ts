@@ -1,0 +1,12 @@
+import { ok } from '#shared/http/reply';
+import { identifierBody } from '#shared/http/schemas/users';
+import { signedHandler } from '#shared/http/signed-handler';
+import { listSessions } from '#shared/use-cases/sessions';
+
+/** POST /directory/v3/sessions/list: the user's sessions (§7.5); an unknown user is 404. */
+export const handler = signedHandler({
+  subject: 'dir',
+  body: identifierBody,
+  handle: async ({ caller, body, baseUrl }) =>
+    ok(await listSessions({ directoryId: caller.subject.id, identifier: body.identifier }, baseUrl)),
+});

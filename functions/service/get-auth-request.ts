@@ -1,0 +1,10 @@
+import { signedHandler } from '#shared/http/signed-handler';
+import { readAuthRequest } from '#shared/use-cases/auth-request-outcomes';
+
+/** GET /service/v3/auths/{auth_request}: 204 pending, 200 answered, 408 expired, SVC-007 cancelled (§5.3). */
+export const handler = signedHandler({
+  subject: 'svc',
+  body: 'none',
+  handle: async ({ caller, pathParameters, receivedAt }) =>
+    readAuthRequest(caller.subject.id, pathParameters.auth_request ?? '', receivedAt),
+});

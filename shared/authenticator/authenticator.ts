@@ -1,0 +1,159 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { sealAnswer } from '#shared/authenticator/answer-packages';
+import { type Decision, type Evaluation, evaluate } from '#shared/authenticator/evaluate';
+import { rotateServicePins } from '#shared/authenticator/service-pins';
+import {
+  type AuthenticatorState,
+  type DeviceConfiguration,
+  defaultConfiguration,
+  deviceStateAt,
+} from '#shared/authenticator/state';
+import { ApiClient } from '#shared/client/api-client';
+import { ApiRequestError } from '#shared/client/errors';
+import { parseEffectivePolicy } from '#shared/domain/policy/effective-policy-wire';
+import type { SessionView } from '#shared/use-cases/sessions';
+import type { PendingAuthRequestView } from '#shared/use-cases/device-auth-requests';
+
+export type { PendingAuthRequestView } from '#shared/use-cases/device-auth-requests';
+
+export interface LinkOptions {
+  readonly baseUrl: string;
+  /** An SDK key of the directory the code links to. */
+  readonly sdkKey: string;
+  readonly code: string;
+  readonly name?: string;
+  readonly type?: string;
+  readonly keyBits?: number;
+  readonly configuration?: DeviceConfiguration;
+  readonly fetch?: typeof fetch;
+}
+
+/** What the user does with a request: approve it, or deny it, with one of the request's denial reasons or none. */
+export type UserChoice =
+  { readonly approve: true } | { readonly approve: false; readonly denialReason?: string };
+
+export interface AnsweredRequest {
+  readonly evaluation: Evaluation;
+  /** The state to keep: the service's pins have rotated. */
+  readonly state: AuthenticatorState;
+}
+
+/** Reads `<base>/public/v3/qrcodes/<code>` (the `qrcode` URL of a device link) as the base URL and the code. */
+export function parseQrCodeUrl(url: string): { baseUrl: string; code: string } {
+  const match = /^(https?:\/\/.+?)\/public\/v3\/qrcodes\/([A-Z0-9]{7,16})\/?$/.exec(url);
+  if (!match?.[1] || !match[2]) throw new Error(`${url} is not a linking code URL of this service`);
+  return { baseUrl: match[1], code: match[2] };
+}
+
+/** Links a new device: makes its key pair and registers the public half with the code and the SDK key. */
+export async function linkAuthenticator(options: LinkOptions): Promise<AuthenticatorState> {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: options.keyBits ?? 2048 });
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const response = await (options.fetch ?? fetch)(`${baseUrl}/device/v3/link`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      sdk_key: options.sdkKey,
+      code: options.code,
+      public_key: publicKey.export({ type: 'spki', format: 'pem' }),
+      ...(options.name ? { name: options.name } : {}),
+      ...(options.type ? { type: options.type } : {}),
+    }),
+  });
+  const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  if (response.status !== 201) {
+    throw new ApiRequestError(
+      response.status,
+      typeof body.error_code === 'string' ? body.error_code : undefined,
+      body.error_detail ?? response.statusText,
+      undefined,
+    );
+  }
+  return {
+    version: 1,
+    baseUrl,
+    deviceId: body.device_id as string,
+    directoryId: body.directory_id as string,
+    privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    configuration: options.configuration ?? defaultConfiguration,
+    servicePins: {},
+  };
+}
+
+/**
+ * The reference authenticator: a linked device that signs as `dev:<device_id>`, evaluates each request's merged
+ * policy against its configuration, and answers with packages only the requester (and, for v1, the service) can read.
+ */
+export class Authenticator {
+  private readonly client: ApiClient;
+
+  constructor(
+    readonly state: AuthenticatorState,
+    options: { readonly fetch?: typeof fetch } = {},
+  ) {
+    this.client = new ApiClient({
+      baseUrl: state.baseUrl,
+      issuer: `dev:${state.deviceId}`,
+      privateKeyPem: state.privateKeyPem,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  }
+
+  /** The requests this device may answer now. */
+  async pending(): Promise<PendingAuthRequestView[]> {
+    return (await this.client.call<PendingAuthRequestView[]>('GET', '/device/v3/auths')).body ?? [];
+  }
+
+  /** Evaluates the request as the user chose and sends the sealed answer; the pins rotate only once it is accepted. */
+  async answer(
+    request: PendingAuthRequestView,
+    choice: UserChoice,
+    now = new Date(),
+  ): Promise<AnsweredRequest> {
+    const evaluation = evaluate(
+      parseEffectivePolicy(request.policy),
+      deviceStateAt(this.state.configuration, now),
+      this.decision(request, choice),
+    );
+    const serviceId = request.service.id;
+    const servicePins = rotateServicePins(this.state.servicePins[serviceId] ?? []);
+    const packages = await sealAnswer(request, {
+      authRequest: request.auth_request,
+      deviceId: this.state.deviceId,
+      servicePins,
+      evaluation,
+    });
+    await this.client.call('POST', `/device/v3/auths/${request.auth_request}`, { body: packages });
+    return {
+      evaluation,
+      state: { ...this.state, servicePins: { ...this.state.servicePins, [serviceId]: servicePins } },
+    };
+  }
+
+  async sessions(): Promise<SessionView[]> {
+    return (await this.client.call<SessionView[]>('GET', '/device/v3/sessions')).body ?? [];
+  }
+
+  /** Ends the user's session with a service; the service receives a Session Ended event. */
+  async logout(serviceId: string): Promise<void> {
+    await this.client.call('DELETE', '/device/v3/sessions', { body: { service_id: serviceId } });
+  }
+
+  /** Unlinks this device: its key stops working at once. */
+  async unlink(): Promise<void> {
+    await this.client.call('DELETE', '/device/v3/link');
+  }
+
+  private decision(request: PendingAuthRequestView, choice: UserChoice): Decision {
+    if (choice.approve) return { kind: 'approve' };
+    if (choice.denialReason === undefined) return { kind: 'deny' };
+    const reason = request.denial_reasons?.find((candidate) => candidate.id === choice.denialReason);
+    if (!reason) {
+      const offered = request.denial_reasons?.map((candidate) => candidate.id).join(', ');
+      throw new Error(
+        `The request offers no denial reason "${choice.denialReason}"${offered ? ` (it offers ${offered})` : ''}`,
+      );
+    }
+    return { kind: 'deny', denialReason: { id: reason.id, fraud: reason.fraud } };
+  }
+}

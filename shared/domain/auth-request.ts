@@ -1,0 +1,72 @@
+import type { ApiIdentity } from '#shared/protocol/dialect';
+
+export interface DenialReason {
+  readonly id: string;
+  readonly reason: string;
+  readonly fraud: boolean;
+}
+
+/** What a device sent back, end-to-end encrypted; the service relays it and never decrypts it. */
+export interface AuthAnswer {
+  readonly deviceId: string;
+  /** JWE to the requesting entity's key (interface.md §2.2). */
+  readonly authJwe: string;
+  /** The deprecated v3 RSA package, base64 (sdk-compatibility §9.3). */
+  readonly auth: string | null;
+  /** The v1 package for `/v1/poll`, base64, encrypted to the service's key (interface.md §2.7). */
+  readonly authV1: string | null;
+  /** ISO 8601 UTC. */
+  readonly answeredAt: string;
+}
+
+/** PENDING until answered, cancelled or expired (by time, not by a write); VOID when its create lost the busy race. */
+export type AuthRequestStatus = 'PENDING' | 'ANSWERED' | 'CANCELLED' | 'VOID';
+
+export interface AuthRequest {
+  readonly id: string;
+  readonly serviceId: string;
+  readonly organizationId: string;
+  /** The directory of the user asked. */
+  readonly directoryId: string;
+  readonly userId: string;
+  readonly identifier: string;
+  /** The user's linked devices when asked: only they may answer. */
+  readonly deviceIds: readonly string[];
+  /** The entity that signed the create (svc, or its dir or org): answers are encrypted to its key. */
+  readonly requester: string;
+  readonly requesterKid: string;
+  readonly requesterPublicKey: string;
+  /** The identity the create addressed, for the events it causes. */
+  readonly identity: ApiIdentity;
+  readonly status: AuthRequestStatus;
+  readonly created: string;
+  /** Epoch seconds. */
+  readonly expiresAt: number;
+  readonly title: string | null;
+  readonly context: string | null;
+  readonly pushTitle: string | null;
+  readonly pushBody: string | null;
+  readonly denialReasons: readonly DenialReason[] | null;
+  /** The effective policy (service and request merged), in its wire form. */
+  readonly policy: Record<string, unknown>;
+  readonly serviceName: string;
+  readonly serviceIcon: string | null;
+  readonly answer: AuthAnswer | undefined;
+}
+
+/** What a request is at a given instant: a pending request past its expiry is expired. */
+export function authRequestState(
+  auth: AuthRequest,
+  nowSeconds: number,
+): 'pending' | 'expired' | 'answered' | 'cancelled' | 'void' {
+  switch (auth.status) {
+    case 'ANSWERED':
+      return 'answered';
+    case 'CANCELLED':
+      return 'cancelled';
+    case 'VOID':
+      return 'void';
+    default:
+      return auth.expiresAt > nowSeconds ? 'pending' : 'expired';
+  }
+}

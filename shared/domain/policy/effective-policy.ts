@@ -1,0 +1,166 @@
+import type { AuthFactor, InnerPolicy } from '#shared/domain/policy/advanced';
+import type { Fence, GeoCircle } from '#shared/domain/policy/fences';
+import type { FactorSettings, LegacyPolicy } from '#shared/domain/policy/legacy';
+import type { ServicePolicy } from '#shared/domain/policy/service-policy';
+import type { TimeFence } from '#shared/domain/policy/time-fences';
+
+/** Factor types in the one order every list keeps (PY's auth_policy parser depends on it, sdk-compatibility §9.2). */
+export const factorTypes = ['inherence', 'knowledge', 'possession'] as const;
+export type FactorType = (typeof factorTypes)[number];
+
+/** METHOD_AMOUNT allows up to 5 and LEGACY up to 3; the larger bound holds both, and five methods count. */
+export const effectiveAmountMax = 5;
+
+/**
+ * A circle from a LEGACY geofence factor. Kept apart from GEO_CIRCLE because devices report the two differently in
+ * auth_policy (the legacy one without `type`), and the relying party sees which kind of policy it set.
+ */
+export interface LegacyCircleFence extends GeoCircle {
+  readonly type: 'LEGACY_CIRCLE';
+}
+
+export type PolicyFence = Fence | LegacyCircleFence;
+
+/**
+ * What the device must verify, in one unit for every policy kind: `amount` counts distinct authentication methods
+ * (pin_code, circle_code, fingerprint, face, wearables; geofencing and locations never count), and each listed type
+ * needs at least one verified method of that type. Both hold together once a merge has combined them.
+ *
+ * Mapping: LEGACY `any` → amount, its knowledge/inherence/possession flags → types; METHOD_AMOUNT `amount` → amount;
+ * FACTORS `factors` → types. LEGACY `any` is read as methods, not factor types, because interface.md §2.3 reports
+ * both in one `amount` ("number of authentication methods required") and the JV feature "required factor counts"
+ * expects a legacy `any: 3` back as amount 3; so `any: 2` is met by a PIN code plus a circle code.
+ */
+export interface MethodDemand {
+  readonly amount: number;
+  /** No duplicates, ordered as `factorTypes`. */
+  readonly types: readonly FactorType[];
+}
+
+/** COND_GEO: `inside` applies when the device is inside at least one of `fences`, `outside` otherwise. */
+export interface ConditionalDemand {
+  readonly kind: 'cond_geo';
+  /** At least one. */
+  readonly fences: readonly PolicyFence[];
+  readonly inside: MethodDemand;
+  readonly outside: MethodDemand;
+}
+
+export type Demand = ({ readonly kind: 'methods' } & MethodDemand) | ConditionalDemand;
+
+/**
+ * The single policy a device must satisfy for one authorization request: the service policy with the request's
+ * policy applied on top, each constraint at the stricter of the two (interface.md §4.1). Plain JSON data.
+ *
+ * Location and time constraints are lists of groups: the device must be inside at least one fence (or time window)
+ * of every group. Each side's fences form their own group, so a request can only add a place the device must be,
+ * never widen where the service lets it be. Legacy factors set to "allowed" rather than "forced requirement" are
+ * not enforced (interface.md §4.1) and do not appear; priority and quickfail only order the device's prompts and
+ * are dropped, since a device that fails any constraint fails the whole request anyway.
+ */
+export interface EffectivePolicy {
+  readonly demand: Demand;
+  /** Each group non-empty. */
+  readonly fenceGroups: readonly (readonly PolicyFence[])[];
+  /** Each group non-empty. */
+  readonly timeFenceGroups: readonly (readonly TimeFence[])[];
+  readonly denyRootedJailbroken: boolean;
+  readonly denyEmulatorSimulator: boolean;
+}
+
+/**
+ * The policy for one request. The stricter value wins per constraint: amounts take the maximum, required types and
+ * deny flags are OR-ed, fence and time-window groups of both sides all apply, and a service COND_GEO stays
+ * conditional with the request's demand merged into both of its branches. A request cannot loosen anything.
+ */
+export function effectivePolicy(service: ServicePolicy, request?: LegacyPolicy): EffectivePolicy {
+  const base = fromServicePolicy(service);
+  if (request === undefined) return base;
+  const extra = fromLegacy(request);
+  return {
+    demand: mergeDemand(base.demand, legacyDemand(request)),
+    fenceGroups: union(base.fenceGroups, extra.fenceGroups),
+    timeFenceGroups: union(base.timeFenceGroups, extra.timeFenceGroups),
+    denyRootedJailbroken: base.denyRootedJailbroken || extra.denyRootedJailbroken,
+    denyEmulatorSimulator: base.denyEmulatorSimulator || extra.denyEmulatorSimulator,
+  };
+}
+
+function fromServicePolicy(policy: ServicePolicy): EffectivePolicy {
+  if (policy.type === 'LEGACY') return fromLegacy(policy);
+  const demand: Demand =
+    policy.type === 'COND_GEO'
+      ? {
+          kind: 'cond_geo',
+          fences: policy.fences,
+          inside: fromInner(policy.inside),
+          outside: fromInner(policy.outside),
+        }
+      : { kind: 'methods', ...fromInner(policy) };
+  return {
+    demand,
+    // COND_GEO's fences choose a branch; they are not a place the device must be.
+    fenceGroups: policy.type !== 'COND_GEO' && policy.fences.length > 0 ? [policy.fences] : [],
+    timeFenceGroups: [],
+    denyRootedJailbroken: policy.denyRootedJailbroken,
+    denyEmulatorSimulator: policy.denyEmulatorSimulator,
+  };
+}
+
+function fromInner(policy: InnerPolicy): MethodDemand {
+  return policy.type === 'METHOD_AMOUNT'
+    ? { amount: policy.amount, types: [] }
+    : { amount: 0, types: policy.factors.map(lowerFactor) };
+}
+
+function lowerFactor(factor: AuthFactor): FactorType {
+  return factor.toLowerCase() as FactorType;
+}
+
+const enforced = (settings: FactorSettings | null): boolean =>
+  settings !== null && settings.requirement === 'forced requirement';
+
+function legacyDemand(policy: LegacyPolicy): MethodDemand {
+  return { amount: policy.amount, types: factorTypes.filter((type) => policy[type]) };
+}
+
+function fromLegacy(policy: LegacyPolicy): EffectivePolicy {
+  const geofence = policy.geofence;
+  const timefence = policy.timefence;
+  return {
+    demand: { kind: 'methods', ...legacyDemand(policy) },
+    fenceGroups:
+      geofence !== null && enforced(geofence)
+        ? [geofence.locations.map((location) => ({ type: 'LEGACY_CIRCLE' as const, ...location }))]
+        : [],
+    timeFenceGroups: timefence !== null && enforced(timefence) ? [timefence.timeFences] : [],
+    denyRootedJailbroken: enforced(policy.deviceIntegrity),
+    // LEGACY has no emulator check.
+    denyEmulatorSimulator: false,
+  };
+}
+
+/** The stricter of two method demands: the larger amount and every type either side requires. */
+function mergeMethodDemands(a: MethodDemand, b: MethodDemand): MethodDemand {
+  return {
+    amount: Math.max(a.amount, b.amount),
+    types: factorTypes.filter((type) => a.types.includes(type) || b.types.includes(type)),
+  };
+}
+
+/** A service COND_GEO stays conditional: the request's demand is added to whichever branch applies. */
+function mergeDemand(service: Demand, request: MethodDemand): Demand {
+  if (service.kind === 'methods') return { kind: 'methods', ...mergeMethodDemands(service, request) };
+  return {
+    kind: 'cond_geo',
+    fences: service.fences,
+    inside: mergeMethodDemands(service.inside, request),
+    outside: mergeMethodDemands(service.outside, request),
+  };
+}
+
+/** Both sides' groups; a group equal to one already present adds nothing and is left out. */
+function union<T>(a: readonly (readonly T[])[], b: readonly (readonly T[])[]): (readonly T[])[] {
+  const seen = new Set(a.map((group) => JSON.stringify(group)));
+  return [...a, ...b.filter((group) => !seen.has(JSON.stringify(group)))];
+}

@@ -1,0 +1,84 @@
+import * as v from 'valibot';
+import { optionalNullable, seconds, uuid } from '#shared/http/schemas/common';
+import { identifier } from '#shared/http/schemas/users';
+
+/** A directory user's identifier, or a user_push_id. */
+const username = v.pipe(
+  v.string(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(256, 'must be at most 256 characters'),
+);
+
+const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
+
+const denialReason = v.strictObject({
+  id: v.pipe(
+    v.string(),
+    v.minLength(1, 'must be 1 to 5 characters'),
+    v.maxLength(5, 'must be 1 to 5 characters'),
+  ),
+  reason: v.pipe(
+    v.string(),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(500, 'must be at most 500 characters'),
+  ),
+  fraud: v.boolean(),
+});
+
+const unique = <T>(values: readonly T[]) => new Set(values).size === values.length;
+
+/** interface.md §8: two or more, ids and reasons unique, at least one marked as fraud. An empty list means none. */
+const denialReasons = v.pipe(
+  v.array(denialReason),
+  v.check((reasons) => reasons.length === 0 || reasons.length >= 2, 'must have at least 2 entries'),
+  v.maxLength(25, 'must have at most 25 entries'),
+  v.check((reasons) => unique(reasons.map((reason) => reason.id)), 'ids must be unique'),
+  v.check((reasons) => unique(reasons.map((reason) => reason.reason)), 'reasons must be unique'),
+  v.check(
+    (reasons) => reasons.length === 0 || reasons.some((reason) => reason.fraud),
+    'at least one must have fraud true',
+  ),
+);
+
+export const createAuthRequestBody = v.strictObject({
+  username,
+  context: optionalNullable(text(400)),
+  title: optionalNullable(text(200)),
+  ttl: optionalNullable(seconds(30, 600)),
+  push_title: optionalNullable(text(200)),
+  push_body: optionalNullable(text(1000)),
+  denial_reasons: optionalNullable(denialReasons),
+  policy: v.optional(v.unknown()),
+});
+
+export const startSessionBody = v.strictObject({
+  username,
+  auth_request: optionalNullable(uuid),
+});
+
+export const usernameBody = v.strictObject({
+  username,
+});
+
+export const verifyTotpBody = v.strictObject({
+  identifier,
+  otp: v.pipe(v.string(), v.maxLength(16, 'must be at most 16 characters')),
+});
+
+/** A compact JWE: five base64url segments. */
+const compactJwe = v.pipe(
+  v.string(),
+  v.maxLength(65_536, 'is too long'),
+  v.regex(/^[\w-]+\.[\w-]*\.[\w-]+\.[\w-]+\.[\w-]+$/, 'must be a compact JWE'),
+);
+const base64Package = v.pipe(
+  v.string(),
+  v.maxLength(4096, 'is too long'),
+  v.regex(/^[A-Za-z0-9+/=\s]+$/, 'must be base64'),
+);
+
+export const answerAuthRequestBody = v.strictObject({
+  auth_jwe: compactJwe,
+  auth: optionalNullable(base64Package),
+  auth_v1: optionalNullable(base64Package),
+});

@@ -1,0 +1,102 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AuthAnswer, AuthRequest } from '#shared/domain/auth-request';
+import { dynamo, isConditionalFailure, tableName } from '#shared/store/dynamo';
+import { authRequestKey } from '#shared/store/keys';
+
+/** Answered requests stay readable this long after they would have expired, then DynamoDB purges them. */
+const retentionSeconds = 30 * 24 * 3600;
+
+export async function putAuthRequest(auth: AuthRequest): Promise<void> {
+  const { answer: _answer, ...fields } = auth;
+  await dynamo.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...authRequestKey(auth.id), ...fields, ttl: auth.expiresAt + retentionSeconds },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+export async function getAuthRequest(authId: string): Promise<AuthRequest | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: authRequestKey(authId), ConsistentRead: true }),
+  );
+  return Item && toAuthRequest(Item);
+}
+
+function toAuthRequest(item: Record<string, unknown>): AuthRequest {
+  const { pk: _pk, sk: _sk, ttl: _ttl, ...auth } = item;
+  return auth as unknown as AuthRequest;
+}
+
+/**
+ * Every state change is conditional on the request still pending and unexpired, so answer, cancel and expiry race
+ * safely. Returns the request as changed, or undefined when the condition failed.
+ */
+async function transition(
+  authId: string,
+  update: string,
+  values: Record<string, unknown>,
+  nowSeconds: number,
+  extraCondition = '',
+): Promise<AuthRequest | undefined> {
+  try {
+    const { Attributes } = await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: authRequestKey(authId),
+        UpdateExpression: update,
+        ConditionExpression: `#status = :pending AND expiresAt > :now${extraCondition}`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pending': 'PENDING', ':now': nowSeconds, ...values },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes && toAuthRequest(Attributes);
+  } catch (error) {
+    if (isConditionalFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Marks a request its creator lost the busy race with: it was never handed out and stays invisible. */
+export async function voidAuthRequest(authId: string): Promise<void> {
+  await dynamo.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: authRequestKey(authId),
+      UpdateExpression: 'SET #status = :void',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':void': 'VOID' },
+    }),
+  );
+}
+
+export function cancelAuthRequest(
+  authId: string,
+  serviceId: string,
+  nowSeconds: number,
+): Promise<AuthRequest | undefined> {
+  return transition(
+    authId,
+    'SET #status = :cancelled',
+    { ':cancelled': 'CANCELLED', ':service': serviceId },
+    nowSeconds,
+    ' AND serviceId = :service',
+  );
+}
+
+/** Records a device's answer if the request is pending, unexpired and offered to that device. */
+export function answerAuthRequest(
+  authId: string,
+  answer: AuthAnswer,
+  nowSeconds: number,
+): Promise<AuthRequest | undefined> {
+  return transition(
+    authId,
+    'SET #status = :answered, answer = :answer',
+    { ':answered': 'ANSWERED', ':answer': answer, ':device': answer.deviceId },
+    nowSeconds,
+    ' AND contains(deviceIds, :device)',
+  );
+}

@@ -1,0 +1,280 @@
+import { createHash } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type {
+  DeviceStatus,
+  PendingSlot,
+  StoredTotp,
+  User,
+  UserDevice,
+  UserKey,
+  UserSession,
+} from '#shared/domain/user';
+import type { DirectoryView } from '#shared/domain/directory';
+import { directoryFromItem } from '#shared/store/directories';
+import { batchGetAll, dynamo, isConditionalFailure, tableName } from '#shared/store/dynamo';
+import {
+  directoryRecordKey,
+  directoryRecordPrefix,
+  organizationKey,
+  organizationUserIndexKey,
+  organizationUserIndexPrefix,
+  userHeadKey,
+  userRecordKey,
+} from '#shared/store/keys';
+
+/**
+ * A directory user is one item under its directory, keyed by the implementer's identifier: its devices, sessions,
+ * pending slot and TOTP all live on it, so an authorization request reads one item and claims the slot with one
+ * conditional update. A head by user id and an organization index make it findable from a device and from an
+ * Organization Service.
+ */
+const identifierHash = (identifier: string) => createHash('sha256').update(identifier).digest('hex');
+
+/** A directory and one of its users in one round trip: what an authorization request needs to read. */
+export async function getDirectoryAndUser(
+  organizationId: string,
+  key: UserKey,
+): Promise<{ directory: DirectoryView | undefined; user: User | undefined }> {
+  const items = await batchGetAll([
+    directoryRecordKey(organizationId, key.directoryId),
+    userRecordKey(key.directoryId, key.identifier),
+  ]);
+  const directory = items.find((item) => (item.sk as string).startsWith(directoryRecordPrefix));
+  const user = items.find((item) => (item.sk as string).startsWith('USER#'));
+  return { directory: directory && directoryFromItem(directory), user: user && toUser(user) };
+}
+
+export async function getUser(key: UserKey): Promise<User | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: userRecordKey(key.directoryId, key.identifier),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? toUser(Item) : undefined;
+}
+
+/** Where a user's record is, from the user's id. */
+export async function getUserKey(userId: string): Promise<UserKey | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: userHeadKey(userId), ConsistentRead: true }),
+  );
+  return Item
+    ? { directoryId: Item.directoryId as string, identifier: Item.identifier as string }
+    : undefined;
+}
+
+/** The directories of an organization that have a user with this identifier. */
+export async function findUserDirectories(organizationId: string, identifier: string): Promise<string[]> {
+  const { Items = [] } = await dynamo.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': organizationKey(organizationId).pk,
+        ':prefix': organizationUserIndexPrefix(identifierHash(identifier)),
+      },
+      ConsistentRead: true,
+    }),
+  );
+  return Items.map((item) => item.directoryId as string);
+}
+
+/**
+ * The user, created if the directory has none by that identifier yet. Index and head are written before the record,
+ * which is what makes a user exist, so a create that dies half-way leaves only pointers to a user nobody can see.
+ */
+export async function ensureUser(
+  organizationId: string,
+  key: UserKey,
+  userId: string,
+  now: Date,
+): Promise<{ user: User; created: boolean }> {
+  const existing = await getUser(key);
+  if (existing) return { user: existing, created: false };
+  const created = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  await dynamo.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...organizationUserIndexKey(organizationId, identifierHash(key.identifier), key.directoryId),
+        directoryId: key.directoryId,
+      },
+    }),
+  );
+  await dynamo.send(new PutCommand({ TableName: tableName, Item: { ...userHeadKey(userId), ...key } }));
+  const item = {
+    ...userRecordKey(key.directoryId, key.identifier),
+    userId,
+    identifier: key.identifier,
+    directoryId: key.directoryId,
+    organizationId,
+    created,
+    devices: {},
+    sessions: {},
+  };
+  try {
+    await dynamo.send(
+      new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
+    return { user: toUser(item), created: true };
+  } catch (error) {
+    if (!isConditionalFailure(error)) throw error;
+    // Someone created the same user meanwhile: theirs wins.
+    const winner = await getUser(key);
+    if (!winner) throw error;
+    return { user: winner, created: false };
+  }
+}
+
+/** Runs one conditional update on a user's record; false when the condition fails. */
+async function updateUser(
+  key: UserKey,
+  update: {
+    UpdateExpression: string;
+    ConditionExpression?: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  },
+): Promise<boolean> {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: userRecordKey(key.directoryId, key.identifier),
+        ...update,
+        ConditionExpression: update.ConditionExpression
+          ? `attribute_exists(pk) AND (${update.ConditionExpression})`
+          : 'attribute_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalFailure(error)) return false;
+    throw error;
+  }
+}
+
+export function putUserDevice(key: UserKey, device: UserDevice): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression: 'SET devices.#device = :device',
+    ExpressionAttributeNames: { '#device': device.id },
+    ExpressionAttributeValues: { ':device': device },
+  });
+}
+
+/** Marks a pending device linked with what it said about itself; false when the device is no longer the user's. */
+export function markDeviceLinked(
+  key: UserKey,
+  deviceId: string,
+  details: { name: string | null; type: string | null; status: DeviceStatus; updated: string },
+): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression:
+      'SET devices.#device.#name = :name, devices.#device.#type = :type, devices.#device.#status = :status, devices.#device.updated = :updated',
+    ConditionExpression: 'attribute_exists(devices.#device)',
+    ExpressionAttributeNames: { '#device': deviceId, '#name': 'name', '#type': 'type', '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':name': details.name,
+      ':type': details.type,
+      ':status': details.status,
+      ':updated': details.updated,
+    },
+  });
+}
+
+export function removeUserDevice(key: UserKey, deviceId: string): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression: 'REMOVE devices.#device',
+    ConditionExpression: 'attribute_exists(devices.#device)',
+    ExpressionAttributeNames: { '#device': deviceId },
+  });
+}
+
+export function putUserSession(key: UserKey, session: UserSession): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression: 'SET sessions.#service = :session',
+    ExpressionAttributeNames: { '#service': session.serviceId },
+    ExpressionAttributeValues: { ':session': session },
+  });
+}
+
+/** Ends a user's session with a service; false when there was none. */
+export function removeUserSession(key: UserKey, serviceId: string): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression: 'REMOVE sessions.#service',
+    ConditionExpression: 'attribute_exists(sessions.#service)',
+    ExpressionAttributeNames: { '#service': serviceId },
+  });
+}
+
+export function removeAllUserSessions(key: UserKey): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression: 'SET sessions = :none',
+    ExpressionAttributeValues: { ':none': {} },
+  });
+}
+
+/**
+ * Claims the user's one pending slot for a new request (architecture.md, 'Storage'): it succeeds when the slot is free,
+ * when its request has expired, or when it still names `stale`, a request the caller found answered or cancelled.
+ */
+export function claimPendingSlot(
+  key: UserKey,
+  slot: PendingSlot,
+  nowSeconds: number,
+  stale?: string,
+): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression: 'SET pending = :slot',
+    ConditionExpression: `attribute_not_exists(pending) OR pending.expiresAt <= :now${stale ? ' OR pending.authId = :stale' : ''}`,
+    ExpressionAttributeValues: { ':slot': slot, ':now': nowSeconds, ...(stale ? { ':stale': stale } : {}) },
+  });
+}
+
+/** Frees the slot if `authId` still holds it; an answered or cancelled request lets the user be asked again. */
+export async function releasePendingSlot(key: UserKey, authId: string): Promise<void> {
+  await updateUser(key, {
+    UpdateExpression: 'REMOVE pending',
+    ConditionExpression: 'pending.authId = :auth',
+    ExpressionAttributeValues: { ':auth': authId },
+  });
+}
+
+export function putUserTotp(key: UserKey, totp: StoredTotp): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression: 'SET totp = :totp',
+    ExpressionAttributeValues: { ':totp': totp },
+  });
+}
+
+export function removeUserTotp(key: UserKey): Promise<boolean> {
+  return updateUser(key, { UpdateExpression: 'REMOVE totp' });
+}
+
+/** Records that a code of time step `step` was used; false when that step or a later one was used already. */
+export function markTotpStepUsed(key: UserKey, step: number): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression: 'SET totp.lastStep = :step',
+    ConditionExpression:
+      'attribute_exists(totp) AND (attribute_not_exists(totp.lastStep) OR totp.lastStep < :step)',
+    ExpressionAttributeValues: { ':step': step },
+  });
+}
+
+function toUser(item: Record<string, unknown>): User {
+  const devices = Object.values((item.devices as Record<string, UserDevice> | undefined) ?? {});
+  const sessions = Object.values((item.sessions as Record<string, UserSession> | undefined) ?? {});
+  return {
+    userId: item.userId as string,
+    identifier: item.identifier as string,
+    directoryId: item.directoryId as string,
+    organizationId: item.organizationId as string,
+    created: item.created as string,
+    devices: devices.sort((a, b) => a.created.localeCompare(b.created) || a.id.localeCompare(b.id)),
+    sessions: sessions.sort((a, b) => a.created.localeCompare(b.created)),
+    pending: item.pending as PendingSlot | undefined,
+    totp: item.totp as StoredTotp | undefined,
+  };
+}

@@ -1,0 +1,51 @@
+import { type AuthAnswer, authRequestState } from '#shared/domain/auth-request';
+import { ApiError, notFound } from '#shared/errors';
+import { publishEvent } from '#shared/events/publish';
+import type { Entity } from '#shared/protocol/entity';
+import { answerAuthRequest, getAuthRequest } from '#shared/store/auth-requests';
+import type { HeadItem } from '#shared/store/heads';
+import { releasePendingSlot } from '#shared/store/users';
+import { isoSeconds } from '#shared/time';
+import { deviceUserKey } from '#shared/use-cases/device-auth-requests';
+
+export interface DeviceAnswer {
+  readonly authJwe: string;
+  readonly auth?: string | null;
+  readonly authV1?: string | null;
+}
+
+/**
+ * Records a device's answer and announces it. Only a device the request was offered to may answer, once, while it is
+ * pending; the same answer sent again (a retry after a failed enqueue) succeeds again and is announced once more.
+ */
+export async function answerAsDevice(
+  device: Entity,
+  head: HeadItem | undefined,
+  authId: string,
+  input: DeviceAnswer,
+  now: Date,
+): Promise<void> {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const answer: AuthAnswer = {
+    deviceId: device.id,
+    authJwe: input.authJwe,
+    auth: input.auth ?? null,
+    authV1: input.authV1 ?? null,
+    answeredAt: isoSeconds(now),
+  };
+  if (!(await answerAuthRequest(authId, answer, nowSeconds))) {
+    const auth = await getAuthRequest(authId);
+    if (!auth || !auth.deviceIds.includes(device.id))
+      throw notFound('There is no such request for this device');
+    const state = authRequestState(auth, nowSeconds);
+    const retried =
+      state === 'answered' && auth.answer?.deviceId === device.id && auth.answer.authJwe === input.authJwe;
+    if (!retried) {
+      if (state === 'answered') throw new ApiError('SVC-006', 'The request was already answered');
+      if (state === 'cancelled') throw new ApiError('SVC-007', 'The request was cancelled');
+      throw new ApiError('HTTP-408', 'The request has expired');
+    }
+  }
+  await releasePendingSlot(deviceUserKey(head), authId);
+  await publishEvent({ kind: 'authorization-response', authRequestId: authId });
+}

@@ -1,0 +1,67 @@
+import { apiKeyRing } from '#shared/api-keys/current-key-ring';
+import { type AuthRequest, authRequestState } from '#shared/domain/auth-request';
+import { organizationUserHash, serviceUserHash, userPushId } from '#shared/domain/user-identity';
+import { ApiError, notFound } from '#shared/errors';
+import type { Reply } from '#shared/http/reply';
+import { cancelAuthRequest as cancel, getAuthRequest } from '#shared/store/auth-requests';
+import { releasePendingSlot } from '#shared/store/users';
+
+/** The six keys both SDKs need in an answered request (sdk-compatibility §9.1), for polls and webhooks alike. */
+export interface AuthorizationResponse {
+  readonly auth: string | null;
+  readonly auth_jwe: string;
+  readonly service_user_hash: string;
+  readonly org_user_hash: string;
+  readonly user_push_id: string;
+  readonly public_key_id: string;
+}
+
+export function authorizationResponse(auth: AuthRequest, hashKey: Buffer): AuthorizationResponse {
+  if (!auth.answer) throw new Error(`Auth request ${auth.id} has no answer`);
+  return {
+    auth: auth.answer.auth,
+    auth_jwe: auth.answer.authJwe,
+    service_user_hash: serviceUserHash(hashKey, auth.serviceId, auth.userId),
+    org_user_hash: organizationUserHash(hashKey, auth.organizationId, auth.userId),
+    user_push_id: userPushId(hashKey, auth.serviceId, auth.userId),
+    public_key_id: auth.requesterKid,
+  };
+}
+
+/**
+ * GET /service/v3/auths/{id} (sdk-compatibility §5.3): 204 while pending, and for an id the service does not know
+ * (another service's request is unknown to it); 200 with the answer; 408 with no body once expired; SVC-007 once
+ * cancelled.
+ */
+export async function readAuthRequest(serviceId: string, authId: string, now: Date): Promise<Reply> {
+  const auth = await getAuthRequest(authId);
+  if (!auth || auth.serviceId !== serviceId) return { status: 204 };
+  switch (authRequestState(auth, Math.floor(now.getTime() / 1000))) {
+    case 'answered':
+      return { status: 200, body: authorizationResponse(auth, (await apiKeyRing()).hashKey) };
+    case 'expired':
+      return { status: 408 };
+    case 'cancelled':
+      throw new ApiError('SVC-007', 'The authorization request was cancelled');
+    default:
+      return { status: 204 };
+  }
+}
+
+/** DELETE /service/v3/auths/{id}: answered is SVC-006, cancelled SVC-007, unknown or expired 404. */
+export async function cancelAuthRequest(serviceId: string, authId: string, now: Date): Promise<void> {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const cancelled = await cancel(authId, serviceId, nowSeconds);
+  if (cancelled) {
+    await releasePendingSlot(
+      { directoryId: cancelled.directoryId, identifier: cancelled.identifier },
+      authId,
+    );
+    return;
+  }
+  const auth = await getAuthRequest(authId);
+  const state = auth && auth.serviceId === serviceId ? authRequestState(auth, nowSeconds) : undefined;
+  if (state === 'answered') throw new ApiError('SVC-006', 'The authorization request was already answered');
+  if (state === 'cancelled') throw new ApiError('SVC-007', 'The authorization request was already cancelled');
+  throw notFound('There is no pending authorization request with this id');
+}

@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { apiKeyRing } from '#shared/api-keys/current-key-ring';
+import { type AuthRequest, authRequestState, type DenialReason } from '#shared/domain/auth-request';
+import { InvalidPolicyError } from '#shared/domain/policy/errors';
+import { parseAuthRequestPolicy } from '#shared/domain/policy/auth-request-policy';
+import { effectivePolicy } from '#shared/domain/policy/effective-policy';
+import { printEffectivePolicy } from '#shared/domain/policy/effective-policy-wire';
+import { blankServicePolicy, parseServicePolicy } from '#shared/domain/policy/service-policy';
+import { linkedDevices, slotHeld } from '#shared/domain/user';
+import { ApiError, forbidden, invalidArgument, notFound, serviceUnavailable } from '#shared/errors';
+import type { Caller } from '#shared/http/signed-state';
+import { formatEntity } from '#shared/protocol/entity';
+import { publicKeyPem } from '#shared/protocol/pem';
+import { getAuthRequest, putAuthRequest, voidAuthRequest } from '#shared/store/auth-requests';
+import { servicePolicyOf } from '#shared/store/services';
+import { claimPendingSlot, getUser } from '#shared/store/users';
+import { isoSeconds } from '#shared/time';
+import { requireServiceUser, subjectService } from '#shared/use-cases/users';
+
+export interface NewAuthRequest {
+  readonly username: string;
+  readonly context?: string | null;
+  readonly title?: string | null;
+  readonly ttl?: number | null;
+  readonly pushTitle?: string | null;
+  readonly pushBody?: string | null;
+  readonly denialReasons?: readonly DenialReason[] | null;
+  readonly policy?: unknown;
+}
+
+export interface CreatedAuthRequest {
+  readonly auth_request: string;
+  readonly push_package: string;
+  readonly device_ids: readonly string[];
+}
+
+const defaultTtlSeconds = 300;
+/** How often a create retries the slot after finding its holder answered, cancelled or expired. */
+const slotAttempts = 3;
+
+/**
+ * Asks a user (interface.md §4.1). Features of Directory Services are refused for Organization Services; the user must
+ * exist and have a linked device; the request's policy is merged into the service's, the stricter value winning; and
+ * the user's one pending slot is claimed with the conditional protocol of architecture.md, so of concurrent requests
+ * for one user exactly one wins and the rest get SVC-005 naming it.
+ */
+export async function createAuthRequest(
+  caller: Caller,
+  input: NewAuthRequest,
+  now: Date,
+): Promise<CreatedAuthRequest> {
+  const service = subjectService(caller);
+  if (!service.active) throw forbidden(`Service ${service.id} is inactive`);
+  if (service.owner.type === 'org') refuseDirectoryServiceFeatures(input);
+  if (!caller.responseKey) {
+    throw new ApiError(
+      'AUTH-007',
+      `${formatEntity(caller.issuer)} has no key of key_type 0 or 1 to encrypt answers to`,
+    );
+  }
+  const requestPolicy =
+    input.policy == null ? undefined : parsePolicy(() => parseAuthRequestPolicy(input.policy));
+  const servicePolicy = caller.subjectHead && servicePolicyOf(caller.subjectHead);
+  const policy = printEffectivePolicy(
+    effectivePolicy(
+      servicePolicy ? parsePolicy(() => parseServicePolicy(servicePolicy)) : blankServicePolicy,
+      requestPolicy,
+    ),
+  );
+
+  const ring = await apiKeyRing();
+  const { user, directory } = await requireServiceUser(service, input.username, ring.hashKey);
+  if (!directory.active) throw forbidden(`Directory ${directory.id} is inactive`);
+  const denialReasons = input.denialReasons?.length ? input.denialReasons : null;
+  if (denialReasons && directory.denial_context_inquiry_enabled !== true) {
+    throw invalidArgument("denial_reasons: Denial Context Inquiry is disabled for the Directory's Services");
+  }
+  const devices = linkedDevices(user);
+  if (devices.length === 0) throw notFound('The user has no linked device');
+
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const auth: AuthRequest = {
+    id: randomUUID(),
+    serviceId: service.id,
+    organizationId: service.organizationId,
+    directoryId: user.directoryId,
+    userId: user.userId,
+    identifier: user.identifier,
+    deviceIds: devices.map((device) => device.id),
+    requester: formatEntity(caller.issuer),
+    requesterKid: caller.responseKey.kid,
+    requesterPublicKey: publicKeyPem(caller.responseKey.publicKey),
+    identity: caller.identity,
+    status: 'PENDING',
+    created: isoSeconds(now),
+    expiresAt: nowSeconds + (input.ttl ?? defaultTtlSeconds),
+    title: input.title ?? null,
+    context: input.context ?? null,
+    pushTitle: input.pushTitle ?? null,
+    pushBody: input.pushBody ?? null,
+    denialReasons,
+    policy,
+    serviceName: service.name,
+    serviceIcon: service.icon,
+    answer: undefined,
+  };
+
+  // Fast path: a busy user is refused before anything is written.
+  let stale: string | undefined;
+  if (user.pending && slotHeld(user, nowSeconds)) {
+    const holder = await getAuthRequest(user.pending.authId);
+    if (holder && authRequestState(holder, nowSeconds) === 'pending')
+      throw busy(holder, service.id, nowSeconds);
+    stale = user.pending.authId;
+  }
+  await putAuthRequest(auth);
+  const key = { directoryId: user.directoryId, identifier: user.identifier };
+  for (let attempt = 0; attempt < slotAttempts; attempt++) {
+    if (
+      await claimPendingSlot(
+        key,
+        { authId: auth.id, expiresAt: auth.expiresAt, serviceId: service.id },
+        nowSeconds,
+        stale,
+      )
+    ) {
+      return {
+        auth_request: auth.id,
+        push_package: await pushPackage(auth, caller),
+        device_ids: auth.deviceIds,
+      };
+    }
+    const holderId = (await getUser(key))?.pending?.authId;
+    const holder = holderId === undefined ? undefined : await getAuthRequest(holderId);
+    if (holder && authRequestState(holder, nowSeconds) === 'pending') {
+      await voidAuthRequest(auth.id);
+      throw busy(holder, service.id, nowSeconds);
+    }
+    stale = holderId;
+  }
+  await voidAuthRequest(auth.id);
+  throw serviceUnavailable('The user is being asked by many requests at once; retry');
+}
+
+function refuseDirectoryServiceFeatures(input: NewAuthRequest): void {
+  const fields: [string, unknown][] = [
+    ['title', input.title],
+    ['push_title', input.pushTitle],
+    ['push_body', input.pushBody],
+    ['denial_reasons', input.denialReasons?.length ? input.denialReasons : null],
+  ];
+  const used = fields.find(([, value]) => value != null);
+  if (used)
+    throw invalidArgument(`${used[0]}: only Directory Services may send it, this is an Organization Service`);
+}
+
+function parsePolicy<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof InvalidPolicyError) throw new ApiError('SVC-002', error.reason, { cause: error });
+    throw error;
+  }
+}
+
+function busy(holder: AuthRequest, serviceId: string, nowSeconds: number): ApiError {
+  const seconds = Math.max(0, holder.expiresAt - nowSeconds);
+  return new ApiError(
+    'SVC-005',
+    `An authorization request is already in progress for this user; it expires in ${seconds} seconds`,
+    {
+      data: {
+        auth_request: holder.id,
+        from_same_service: holder.serviceId === serviceId,
+        expires: isoSeconds(new Date(holder.expiresAt * 1000)),
+      },
+    },
+  );
+}
+
+/**
+ * The push package an application's own app hands to the authenticator (interface.md §2.1): a JWS by the API's key,
+ * so the authenticator can check it is genuine before it fetches the request it names.
+ */
+async function pushPackage(auth: AuthRequest, caller: Caller): Promise<string> {
+  const ring = await apiKeyRing();
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({
+    iss: caller.identity,
+    aud: 'dev',
+    jti: randomUUID(),
+    iat: now,
+    exp: auth.expiresAt,
+    auth_request: auth.id,
+    service_id: auth.serviceId,
+    device_ids: auth.deviceIds,
+  })
+    .setProtectedHeader({ alg: 'RS512', kid: ring.current.kid, typ: 'JWT' })
+    .sign(ring.current.privateKey);
+}

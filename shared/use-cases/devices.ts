@@ -1,0 +1,99 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { DeviceStatus, type UserDevice } from '#shared/domain/user';
+import { notFound } from '#shared/errors';
+import type { ApiIdentity } from '#shared/protocol/dialect';
+import { deleteEntityHead } from '#shared/store/heads';
+import { getLinkCode, type LinkCode, putLinkCode } from '#shared/store/link-codes';
+import { ensureUser, getUser, putUserDevice, removeUserDevice } from '#shared/store/users';
+import { isoSeconds } from '#shared/time';
+
+/** Linking codes: 8 characters without look-alikes (0/O, 1/I), about 40 bits, typed or scanned once. */
+const codeAlphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+const codeLength = 8;
+export const defaultLinkTtlSeconds = 300;
+
+function newLinkCode(): string {
+  return Array.from({ length: codeLength }, () => codeAlphabet[randomInt(codeAlphabet.length)]).join('');
+}
+
+/** Where the QR image of a linking code is served. */
+export function qrCodeUrl(baseUrl: string, code: string): string {
+  return `${baseUrl}/public/v3/qrcodes/${code}`;
+}
+
+export interface StartedLink {
+  readonly qrcode: string;
+  readonly code: string;
+  readonly device_id: string;
+}
+
+/**
+ * POST /directory/v3/devices: the user is created if the directory has none by that identifier, and gets a device in
+ * LINK_PENDING with a linking code valid for `ttlSeconds`.
+ */
+export async function startDeviceLink(
+  input: {
+    organizationId: string;
+    directoryId: string;
+    identifier: string;
+    ttlSeconds: number;
+    requester: string;
+    identity: ApiIdentity;
+  },
+  now: Date,
+  baseUrl: string,
+): Promise<StartedLink> {
+  const key = { directoryId: input.directoryId, identifier: input.identifier };
+  const { user } = await ensureUser(input.organizationId, key, randomUUID(), now);
+  const device: UserDevice = {
+    id: randomUUID(),
+    name: null,
+    type: null,
+    status: DeviceStatus.linkPending,
+    created: isoSeconds(now),
+    updated: isoSeconds(now),
+  };
+  await putUserDevice(key, device);
+  const base: Omit<LinkCode, 'code'> = {
+    deviceId: device.id,
+    organizationId: input.organizationId,
+    directoryId: input.directoryId,
+    identifier: input.identifier,
+    userId: user.userId,
+    expiresAt: Math.floor(now.getTime() / 1000) + input.ttlSeconds,
+    requester: input.requester,
+    identity: input.identity,
+  };
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const code = newLinkCode();
+    if (await putLinkCode({ ...base, code }))
+      return { qrcode: qrCodeUrl(baseUrl, code), code, device_id: device.id };
+  }
+  throw new Error('No free linking code after 5 draws');
+}
+
+/** A user's devices as the directory sees them (sdk-compatibility §7.4); an unknown user has none. */
+export async function listDevices(directoryId: string, identifier: string) {
+  const user = await getUser({ directoryId, identifier });
+  return (user?.devices ?? []).map((device) => ({
+    id: device.id,
+    name: device.name,
+    type: device.type,
+    status: device.status,
+    created: device.created,
+    updated: device.updated,
+  }));
+}
+
+/** DELETE /directory/v3/devices, and a device unlinking itself: gone from the list, and unable to sign at once. */
+export async function unlinkDevice(directoryId: string, identifier: string, deviceId: string): Promise<void> {
+  if (!(await removeUserDevice({ directoryId, identifier }, deviceId))) {
+    throw notFound('There is no such device for this user');
+  }
+  await deleteEntityHead({ type: 'dev', id: deviceId });
+}
+
+/** The user a code links a device for, while it is valid; for serving the code's QR image. */
+export async function linkCodeExists(code: string, now: Date): Promise<boolean> {
+  return (await getLinkCode(code, Math.floor(now.getTime() / 1000))) !== undefined;
+}

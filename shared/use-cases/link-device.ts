@@ -1,0 +1,67 @@
+import { KeyType } from '#shared/domain/entity-key';
+import { deviceLinked } from '#shared/domain/subject';
+import { DeviceStatus } from '#shared/domain/user';
+import { forbidden, notFound } from '#shared/errors';
+import { publishEvent } from '#shared/events/publish';
+import { getDirectory, getSdkKeyDirectory } from '#shared/store/directories';
+import { putEntityHead } from '#shared/store/heads';
+import { consumeLinkCode, getLinkCode } from '#shared/store/link-codes';
+import { markDeviceLinked } from '#shared/store/users';
+import { isoSeconds } from '#shared/time';
+import { addEntityKey, checkPublicKey } from '#shared/use-cases/entity-keys';
+
+export interface DeviceLinkInput {
+  readonly sdkKey: string;
+  readonly code: string;
+  readonly publicKey: string;
+  readonly name?: string | null;
+  readonly type?: string | null;
+}
+
+/**
+ * A device links itself (this service's own device API): a valid code, an SDK key of the code's directory, and the
+ * device's public key, which it will sign its requests with and have answers encrypted to. The code is used up
+ * conditionally, so of two devices racing with one code exactly one links.
+ */
+export async function linkDevice(
+  input: DeviceLinkInput,
+  now: Date,
+): Promise<{ device_id: string; directory_id: string }> {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const link = await getLinkCode(input.code, nowSeconds);
+  if (!link) throw notFound('The linking code is unknown or has expired');
+  const sdkKeyDirectory = await getSdkKeyDirectory(input.sdkKey);
+  const directory =
+    sdkKeyDirectory && (await getDirectory(sdkKeyDirectory.organizationId, sdkKeyDirectory.directoryId));
+  if (!directory || directory.id !== link.directoryId || !directory.sdk_keys.includes(input.sdkKey)) {
+    throw forbidden('The SDK key is not one of the directory this code links to');
+  }
+  checkPublicKey(input.publicKey);
+  if (!(await consumeLinkCode(input.code, nowSeconds)))
+    throw notFound('The linking code is unknown or has expired');
+  const key = { directoryId: link.directoryId, identifier: link.identifier };
+  const linked = await markDeviceLinked(key, link.deviceId, {
+    name: input.name ?? null,
+    type: input.type ?? null,
+    status: DeviceStatus.linked,
+    updated: isoSeconds(now),
+  });
+  if (!linked) throw notFound('The device was unlinked before it could link');
+  const entity = { type: 'dev', id: link.deviceId } as const;
+  await putEntityHead(entity, {
+    status: deviceLinked,
+    userId: link.userId,
+    organizationId: link.organizationId,
+    directoryId: link.directoryId,
+    identifier: link.identifier,
+  });
+  await addEntityKey(entity, { publicKeyPem: input.publicKey, keyType: KeyType.both }, now);
+  await publishEvent({
+    kind: 'device-link-completion',
+    directoryId: link.directoryId,
+    deviceId: link.deviceId,
+    audience: link.requester,
+    identity: link.identity,
+  });
+  return { device_id: link.deviceId, directory_id: link.directoryId };
+}

@@ -1,0 +1,404 @@
+import { createPrivateKey, createPublicKey, type KeyObject, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { CompactEncrypt, compactDecrypt, jwtVerify, SignJWT } from 'jose';
+import { lambdaContext } from '#infra/local/lambda-context';
+import { routeId } from '#infra/routes';
+import { Authenticator, linkAuthenticator } from '#shared/authenticator/authenticator';
+import { ApiClient } from '#shared/client/api-client';
+import { keyId } from '#shared/protocol/kid';
+import type { AuthorizationResponse } from '#shared/use-cases/auth-request-outcomes';
+import type { CreatedAuthRequest } from '#shared/use-cases/create-auth-request';
+import type { BenchEnvironment } from '#test/bench/environment';
+import { cpuMs, percentile, round } from '#test/bench/stats';
+import { countingStoreCalls, totalCalls } from '#test/bench/store-calls';
+import { toHttpEvent, toResponse } from '#test/support/events';
+import { rsaKeyPair } from '#test/support/keys';
+
+/** The steps of one authorization, in the order they happen, and the polls' two outcomes. */
+const steps = {
+  create: { route: 'POST /service/v3/auths', target: 5 },
+  'device list': { route: 'GET /device/v3/auths', target: null },
+  answer: { route: 'POST /device/v3/auths/{auth_request}', target: 4 },
+  'poll while pending (204)': { route: 'GET /service/v3/auths/{auth_request}', target: 3 },
+  'poll once answered (200)': { route: 'GET /service/v3/auths/{auth_request}', target: 3 },
+} as const;
+type Step = keyof typeof steps;
+const flowSteps = ['create', 'device list', 'answer', 'poll once answered (200)'] as const;
+
+export interface AuthFlowStepFigures {
+  readonly route: string;
+  /** architecture.md's most round trips for the step; null where it sets none. */
+  readonly target: number | null;
+  readonly storeRoundTrips: number;
+  /** The store commands the step made, by name. */
+  readonly storeCommands: Record<string, number>;
+  /** Webhook queue commands, by name: not store round trips, but round trips all the same. */
+  readonly queueCommands: Record<string, number>;
+  /** From the timed flows; the pending poll is not part of them. */
+  readonly latencyMs?: { readonly median: number; readonly p99: number };
+  readonly serverCpuMsPerRequest?: number;
+}
+
+export interface AuthFlowFigures {
+  readonly flows: number;
+  /** Flows per second of the four handlers' time alone. */
+  readonly perSecond: number;
+  /** Flows per second with the service's and the device's own work (signing, sealing, decrypting) in this process. */
+  readonly perSecondEndToEnd: number;
+  /** The four handlers' time per flow. */
+  readonly latencyMs: { readonly median: number; readonly p99: number };
+  readonly serverCpuMsPerFlow: number;
+  /**
+   * RSA verify of each request, JWE decrypt of each body, JWE encrypt of each response body, RS512 sign of each
+   * response JWT, and the push package's RS512 signature.
+   */
+  readonly cryptoCpuMsPerFlow: number;
+  /** Unavoidable crypto as a percentage of the server's CPU for the flow. */
+  readonly cryptoSharePercent: number;
+  readonly steps: Record<Step, AuthFlowStepFigures>;
+}
+
+/** One handler invocation made through the route table. */
+interface Invocation {
+  readonly route: string;
+  readonly token: string;
+  readonly body: string | undefined;
+  readonly sentAt: Date;
+  readonly status: number;
+  readonly ms: number;
+  readonly cpuMs: number;
+  readonly storeCommands?: Record<string, number>;
+  readonly queueCommands?: Record<string, number>;
+}
+
+/**
+ * The whole authorization, flow after flow for one user: the service asks (POST /service/v3/auths), the user's device
+ * lists what is pending and answers it with the reference authenticator, and the service reads the answer. Every
+ * request is signed and goes through the real handler of its route table row, in-process, with the store in another
+ * process. Only the handlers are timed: the service's and the device's own crypto happen outside.
+ */
+export async function benchAuthFlow(environment: BenchEnvironment, flows: number): Promise<AuthFlowFigures> {
+  const table = await routeTable();
+  const scene = await newScene(environment, table.fetch);
+  // One device, as a phone keeps its client (clock offset, API key) between requests; the pins it would rotate and
+  // keep are no concern of the server's.
+  const { service, subject, username, authenticator } = scene;
+
+  const flow = async (options: { pollWhilePending?: boolean } = {}) => {
+    const from = table.invocations.length;
+    const created = (
+      await service.call<CreatedAuthRequest>('POST', '/service/v3/auths', { subject, body: { username } })
+    ).body as CreatedAuthRequest;
+    if (options.pollWhilePending) {
+      const pending = await service.call('GET', `/service/v3/auths/${created.auth_request}`, { subject });
+      if (pending.status !== 204) throw new Error(`a pending poll answered ${pending.status}`);
+    }
+    const listed = await authenticator.pending();
+    const request = listed[0];
+    if (request?.auth_request !== created.auth_request)
+      throw new Error('the device was not offered the request');
+    await authenticator.answer(request, { approve: true });
+    const path = `/service/v3/auths/${created.auth_request}`;
+    const read = await service.call<AuthorizationResponse>('GET', path, { subject });
+    if (read.status !== 200) throw new Error(`the answered request read as ${read.status}`);
+    return { invocations: table.invocations.slice(from), created, listed, read: read.body };
+  };
+
+  // Warm up: the first flows pay for module loading, key imports and connection set-up.
+  for (let i = 0; i < 10; i++) await flow();
+  table.counting = true;
+  const counted = await flow({ pollWhilePending: true });
+  table.counting = false;
+  const [create, pendingPoll, deviceList, answer, answeredPoll] = counted.invocations;
+  const countedSteps: Record<Step, Invocation | undefined> = {
+    create,
+    'device list': deviceList,
+    answer,
+    'poll while pending (204)': pendingPoll,
+    'poll once answered (200)': answeredPoll,
+  };
+
+  table.invocations.length = 0;
+  const runs: Awaited<ReturnType<typeof flow>>[] = [];
+  const started = performance.now();
+  for (let i = 0; i < flows; i++) runs.push(await flow());
+  const seconds = (performance.now() - started) / 1000;
+
+  const perFlow = (pick: (invocation: Invocation) => number) =>
+    runs.map((each) => each.invocations.reduce((sum, invocation) => sum + pick(invocation), 0));
+  const serverMs = perFlow((invocation) => invocation.ms);
+  const serverCpu = perFlow((invocation) => invocation.cpuMs).reduce((sum, value) => sum + value, 0);
+  const crypto = await unavoidableCrypto(environment, scene, runs);
+
+  const stepFigures = Object.fromEntries(
+    (Object.keys(steps) as Step[]).map((step) => {
+      const invocation = countedSteps[step];
+      if (invocation?.route !== steps[step].route)
+        throw new Error(`${step} went to ${invocation?.route ?? 'nothing'}`);
+      const storeCommands = invocation.storeCommands ?? {};
+      const timedIndex = (flowSteps as readonly string[]).indexOf(step);
+      const timed = timedIndex === -1 ? [] : runs.map((each) => each.invocations[timedIndex] as Invocation);
+      const figures: AuthFlowStepFigures = {
+        route: steps[step].route,
+        target: steps[step].target,
+        storeRoundTrips: totalCalls(storeCommands),
+        storeCommands,
+        queueCommands: invocation.queueCommands ?? {},
+        ...(timed.length === 0
+          ? {}
+          : {
+              latencyMs: {
+                median: round(
+                  percentile(
+                    timed.map((each) => each.ms),
+                    50,
+                  ),
+                ),
+                p99: round(
+                  percentile(
+                    timed.map((each) => each.ms),
+                    99,
+                  ),
+                ),
+              },
+              serverCpuMsPerRequest: round(timed.reduce((sum, each) => sum + each.cpuMs, 0) / timed.length),
+            }),
+      };
+      return [step, figures];
+    }),
+  ) as Record<Step, AuthFlowStepFigures>;
+
+  const serverSeconds = serverMs.reduce((sum, value) => sum + value, 0) / 1000;
+  return {
+    flows,
+    perSecond: Math.round(flows / serverSeconds),
+    perSecondEndToEnd: Math.round(flows / seconds),
+    latencyMs: { median: round(percentile(serverMs, 50)), p99: round(percentile(serverMs, 99)) },
+    serverCpuMsPerFlow: round(serverCpu / flows),
+    cryptoCpuMsPerFlow: round(crypto / flows),
+    cryptoSharePercent: round((crypto / serverCpu) * 100, 1),
+    steps: stepFigures,
+  };
+}
+
+interface Scene {
+  readonly service: ApiClient;
+  readonly serviceKey: ReturnType<typeof rsaKeyPair>;
+  readonly subject: string;
+  readonly username: string;
+  readonly authenticator: Authenticator;
+  readonly devicePublic: KeyObject;
+}
+
+/**
+ * What test/support/auth-scene.ts builds over HTTP, through the route table in-process: a directory with Denial
+ * Context Inquiry, an SDK key, a Directory Service with a key of its own, and a user whose device linked itself.
+ */
+async function newScene(environment: BenchEnvironment, fetch: typeof globalThis.fetch): Promise<Scene> {
+  const organization = environment.client({ fetch });
+  const directoryId = (
+    await organization.call<{ id: string }>('POST', '/organization/v3/directories', {
+      body: { name: `Bench auth flow ${Date.now()}` },
+    })
+  ).body?.id as string;
+  await organization.call('PATCH', '/organization/v3/directories', {
+    body: { directory_id: directoryId, denial_context_inquiry_enabled: true },
+  });
+  const sdkKey = (
+    await organization.call<{ sdk_key: string }>('POST', '/organization/v3/directory/sdk-keys', {
+      body: { directory_id: directoryId },
+    })
+  ).body?.sdk_key as string;
+  const asDirectory = { subject: `dir:${directoryId}` };
+  const serviceId = (
+    await organization.call<{ id: string }>('POST', '/directory/v3/services', {
+      ...asDirectory,
+      body: { name: `Bench auth flow ${randomUUID().slice(0, 8)}`, active: true },
+    })
+  ).body?.id as string;
+  const serviceKey = rsaKeyPair();
+  await organization.call('POST', '/directory/v3/service/keys', {
+    ...asDirectory,
+    body: { service_id: serviceId, public_key: serviceKey.publicPem },
+  });
+  const username = `bench-user-${randomUUID().slice(0, 8)}`;
+  const code = (
+    await organization.call<{ code: string }>('POST', '/directory/v3/devices', {
+      ...asDirectory,
+      body: { identifier: username },
+    })
+  ).body?.code as string;
+  const state = await linkAuthenticator({ baseUrl: 'http://bench.invalid', sdkKey, code, fetch });
+  return {
+    service: new ApiClient({
+      baseUrl: 'http://bench.invalid',
+      issuer: `svc:${serviceId}`,
+      privateKeyPem: serviceKey.privatePem,
+      fetch,
+    }),
+    serviceKey,
+    subject: `svc:${serviceId}`,
+    username,
+    authenticator: new Authenticator(state, { fetch }),
+    devicePublic: createPublicKey(state.privateKeyPem),
+  };
+}
+
+/**
+ * A fetch that hands each request to the handler of its route table row, as the local runtime's HTTP server does but
+ * without HTTP. Signed requests are recorded with the time and CPU their handler took, and, while `counting`, the
+ * store and queue commands it made.
+ */
+async function routeTable() {
+  const { loadRoutes, matchRoute } = await import('#infra/local/http-server');
+  const { routes } = await loadRoutes();
+  const invocations: Invocation[] = [];
+  const table = {
+    invocations,
+    counting: false,
+    fetch: async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      const request = new Request(input, init);
+      const url = new URL(request.url);
+      const method = request.method.toUpperCase();
+      const matched = matchRoute(routes, method, url.pathname);
+      if (!matched) throw new Error(`no route for ${method} ${url.pathname}`);
+      const { loaded, parameters } = matched;
+      const headers = Object.fromEntries(request.headers);
+      const text = await request.text();
+      const body = text === '' ? undefined : text;
+      const routeKey = `${method} ${loaded.route.path}`;
+      const event = {
+        ...toHttpEvent({ method, path: url.pathname + url.search, headers, body, jti: '', subject: '' }),
+        routeKey,
+        pathParameters: parameters,
+      };
+      const context = lambdaContext(routeId(loaded.route), 10_000);
+      const sentAt = new Date();
+      let result: Awaited<ReturnType<typeof loaded.handler>> | undefined;
+      let ms = 0;
+      const invoke = () =>
+        cpuMs(async () => {
+          const started = performance.now();
+          result = await loaded.handler(event, context);
+          ms = performance.now() - started;
+        });
+      let cpu: number;
+      let storeCommands: Record<string, number> | undefined;
+      let queueCommands: Record<string, number> | undefined;
+      if (table.counting) {
+        const counted = await countingQueueCommands(() => countingStoreCalls(invoke));
+        ({ result: cpu, calls: storeCommands } = counted.result);
+        queueCommands = counted.calls;
+      } else {
+        cpu = await invoke();
+      }
+      if (!result) throw new Error(`${routeKey} returned nothing`);
+      const token = headers.authorization?.split(' ')[1];
+      if (token) {
+        invocations.push({
+          route: routeKey,
+          token,
+          body,
+          sentAt,
+          status: result.statusCode ?? 200,
+          ms,
+          cpuMs: cpu,
+          ...(storeCommands ? { storeCommands } : {}),
+          ...(queueCommands ? { queueCommands } : {}),
+        });
+      }
+      return toResponse(result);
+    },
+  };
+  return table;
+}
+
+/** Runs `measure` and counts the commands this process sent to the queue, by name (the answer's webhook event). */
+async function countingQueueCommands<T>(
+  measure: () => Promise<T>,
+): Promise<{ result: T; calls: Record<string, number> }> {
+  type Send = (this: SQSClient, command: { constructor: { name: string } }, ...rest: unknown[]) => unknown;
+  const prototype = SQSClient.prototype as unknown as { send: Send };
+  const own = Object.hasOwn(prototype, 'send');
+  const original = prototype.send;
+  const calls: Record<string, number> = {};
+  prototype.send = function (command, ...rest) {
+    calls[command.constructor.name] = (calls[command.constructor.name] ?? 0) + 1;
+    return original.call(this, command, ...rest);
+  };
+  try {
+    return { result: await measure(), calls };
+  } finally {
+    if (own) prototype.send = original;
+    else delete (prototype as { send?: Send }).send;
+  }
+}
+
+/**
+ * The same flows' unavoidable crypto, as pipeline.ts measures it: per request an RSA verify of its JWT and a JWE
+ * decrypt of its body if it has one; per response a JWE encrypt of its body if it has one and an RS512 sign of its
+ * JWT; and the push package the create signs.
+ */
+async function unavoidableCrypto(
+  environment: BenchEnvironment,
+  scene: Scene,
+  runs: readonly {
+    invocations: readonly Invocation[];
+    created: CreatedAuthRequest;
+    listed: unknown;
+    read: AuthorizationResponse | undefined;
+  }[],
+): Promise<number> {
+  const ring = JSON.parse(await readFile(environment.apiKeysFile, 'utf8')) as {
+    current: string;
+    keys: { kid: string; privateKey: string }[];
+  };
+  const apiPrivate = createPrivateKey(
+    ring.keys.find((key) => key.kid === ring.current)?.privateKey as string,
+  );
+  const encoder = new TextEncoder();
+  const service = { publicKey: scene.serviceKey.publicKey, kid: scene.serviceKey.kid };
+  const device = { publicKey: scene.devicePublic, kid: keyId(scene.devicePublic) };
+  // Per flow step: who signed the request and receives the response, and the response body it got.
+  const requests = runs.flatMap((each) =>
+    [
+      { party: service, response: each.created as unknown },
+      { party: device, response: each.listed },
+      { party: device, response: undefined },
+      { party: service, response: each.read as unknown },
+    ].map((step, index) => ({
+      ...step,
+      invocation: each.invocations[index] as Invocation,
+      plaintext: step.response === undefined ? undefined : encoder.encode(JSON.stringify(step.response)),
+    })),
+  );
+  return cpuMs(async () => {
+    for (const { party, invocation, plaintext } of requests) {
+      await jwtVerify(invocation.token, party.publicKey, {
+        audience: 'lka',
+        clockTolerance: 30,
+        currentDate: invocation.sentAt,
+      });
+      if (invocation.body) await compactDecrypt(invocation.body, apiPrivate);
+      if (plaintext) {
+        await new CompactEncrypt(plaintext)
+          .setProtectedHeader({ alg: 'RSA-OAEP', enc: 'A256CBC-HS512', kid: party.kid })
+          .encrypt(party.publicKey);
+      }
+      await new SignJWT({
+        iss: 'lka',
+        aud: 'svc',
+        jti: randomUUID(),
+        response: { status: invocation.status },
+      })
+        .setProtectedHeader({ alg: 'RS512', kid: ring.current })
+        .sign(apiPrivate);
+      if (invocation.route === steps.create.route) {
+        await new SignJWT({ iss: 'lka', aud: 'dev', jti: randomUUID(), auth_request: randomUUID() })
+          .setProtectedHeader({ alg: 'RS512', kid: ring.current, typ: 'JWT' })
+          .sign(apiPrivate);
+      }
+    }
+  });
+}

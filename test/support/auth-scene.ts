@@ -1,0 +1,144 @@
+import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { engineClientConfig } from '#infra/local/engines';
+import { Authenticator, linkAuthenticator } from '#shared/authenticator/authenticator';
+import { type DeviceConfiguration, defaultConfiguration } from '#shared/authenticator/state';
+import { ApiClient, type ApiResponse } from '#shared/client/api-client';
+import {
+  type AuthorizationResponseBody,
+  type DeviceAnswerPackage,
+  openAuthorizationResponse,
+} from '#shared/client/authorization-response';
+import type { WebhookEvent } from '#shared/events/webhook-event';
+import { rsaKeyPair, type TestKeyPair } from '#test/support/keys';
+import type { TestRuntime } from '#test/support/runtime';
+import { createDirectory, newOrganization, type Organization, uniqueName } from '#test/support/tree';
+
+export interface CreatedAuthRequest {
+  readonly auth_request: string;
+  readonly push_package: string;
+  readonly device_ids: string[];
+}
+
+/**
+ * An organization with a directory (denial reasons enabled unless told otherwise), an SDK key, and a Directory
+ * Service that signs with a key of its own: everything an application and its users' devices need.
+ */
+export interface AuthScene {
+  readonly runtime: TestRuntime;
+  readonly organization: Organization;
+  readonly directoryId: string;
+  readonly sdkKey: string;
+  readonly serviceId: string;
+  readonly serviceKey: TestKeyPair;
+  /** Signs as the service itself. */
+  readonly service: ApiClient;
+  /** Links a fresh authenticator for a (new or existing) directory user. */
+  linkDevice(identifier: string, configuration?: DeviceConfiguration): Promise<Authenticator>;
+  ask(body: Record<string, unknown>, client?: ApiClient): Promise<CreatedAuthRequest>;
+  read(authRequest: string, client?: ApiClient): Promise<ApiResponse<AuthorizationResponseBody>>;
+  /** Opens an answer with the service's key (what the service's own credentials receive). */
+  open(body: AuthorizationResponseBody): Promise<DeviceAnswerPackage>;
+}
+
+export async function newAuthScene(
+  runtime: TestRuntime,
+  options: { denialInquiry?: boolean } = {},
+): Promise<AuthScene> {
+  const organization = await newOrganization(runtime);
+  const directoryId = await createDirectory(organization);
+  await organization.client.call('PATCH', '/organization/v3/directories', {
+    body: { directory_id: directoryId, denial_context_inquiry_enabled: options.denialInquiry ?? true },
+  });
+  const sdkKey = (
+    await organization.client.call<{ sdk_key: string }>('POST', '/organization/v3/directory/sdk-keys', {
+      body: { directory_id: directoryId },
+    })
+  ).body?.sdk_key as string;
+  const asDirectory = { subject: `dir:${directoryId}` };
+  const serviceId = (
+    await organization.client.call<{ id: string }>('POST', '/directory/v3/services', {
+      ...asDirectory,
+      body: { name: uniqueName('Service'), active: true },
+    })
+  ).body?.id as string;
+  const serviceKey = rsaKeyPair();
+  await organization.client.call('POST', '/directory/v3/service/keys', {
+    ...asDirectory,
+    body: { service_id: serviceId, public_key: serviceKey.publicPem },
+  });
+  const service = new ApiClient({
+    baseUrl: runtime.baseUrl,
+    issuer: `svc:${serviceId}`,
+    privateKeyPem: serviceKey.privatePem,
+  });
+  const subject = `svc:${serviceId}`;
+  return {
+    runtime,
+    organization,
+    directoryId,
+    sdkKey,
+    serviceId,
+    serviceKey,
+    service,
+    async linkDevice(identifier, configuration = defaultConfiguration) {
+      const started = await organization.client.call<{ code: string }>('POST', '/directory/v3/devices', {
+        ...asDirectory,
+        body: { identifier },
+      });
+      const state = await linkAuthenticator({
+        baseUrl: runtime.baseUrl,
+        sdkKey,
+        code: started.body?.code as string,
+        configuration,
+      });
+      return new Authenticator(state);
+    },
+    async ask(body, client = service) {
+      return (await client.call<CreatedAuthRequest>('POST', '/service/v3/auths', { subject, body }))
+        .body as CreatedAuthRequest;
+    },
+    async read(authRequest, client = service) {
+      return client.call<AuthorizationResponseBody>('GET', `/service/v3/auths/${authRequest}`, { subject });
+    },
+    async open(body) {
+      return openAuthorizationResponse(body, new Map([[serviceKey.kid, serviceKey.privateKey]]));
+    },
+  };
+}
+
+/**
+ * Takes the events waiting on the runtime's webhook queue (no worker consumes them yet) and returns those `match`
+ * accepts, leaving nothing behind.
+ */
+export async function takeQueuedEvents(
+  runtime: TestRuntime,
+  match: (event: WebhookEvent) => boolean = () => true,
+): Promise<WebhookEvent[]> {
+  const sqs = new SQSClient(engineClientConfig(runtime.runtime.engines.sqsEndpoint));
+  const events: WebhookEvent[] = [];
+  try {
+    // local-aws-sqs answers short polls with a sample, so an empty answer is only believed twice in a row.
+    for (let empty = 0; empty < 2;) {
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: runtime.runtime.queues.queueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 0,
+        }),
+      );
+      empty = Messages.length === 0 ? empty + 1 : 0;
+      for (const message of Messages) {
+        events.push(JSON.parse(message.Body ?? '{}') as WebhookEvent);
+        await sqs.send(
+          new DeleteMessageCommand({
+            QueueUrl: runtime.runtime.queues.queueUrl,
+            ReceiptHandle: message.ReceiptHandle,
+          }),
+        );
+      }
+    }
+  } finally {
+    sqs.destroy();
+  }
+  return events.filter(match);
+}
