@@ -13,6 +13,9 @@ export interface RouteFunctionResources {
   readonly table: ITableV2;
   readonly apiKeys: ISecret;
   readonly webhookQueue: IQueue;
+  readonly webhookDeadLetterQueue: IQueue;
+  /** The worker's environment: where webhooks may go, and how it retries (see webhookDelivery in routes.ts). */
+  readonly webhookDeliveryEnvironment: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
 }
 
@@ -49,7 +52,15 @@ export class RouteFunction extends NodejsFunction {
         POWERTOOLS_SERVICE_NAME: 'mfa-authorization',
         NODE_OPTIONS: '--enable-source-maps',
         ...(access.apiKeys ? { API_KEYS_SECRET_ID: resources.apiKeys.secretArn } : {}),
-        ...(access.webhookQueue ? { WEBHOOK_QUEUE_URL: resources.webhookQueue.queueUrl } : {}),
+        ...(access.webhookQueue || access.webhookDelivery
+          ? { WEBHOOK_QUEUE_URL: resources.webhookQueue.queueUrl }
+          : {}),
+        ...(access.webhookDelivery
+          ? {
+              WEBHOOK_DLQ_URL: resources.webhookDeadLetterQueue.queueUrl,
+              ...resources.webhookDeliveryEnvironment,
+            }
+          : {}),
       },
       bundling: {
         format: OutputFormat.ESM,
@@ -68,6 +79,7 @@ export class RouteFunction extends NodejsFunction {
     if (access.table === 'read') resources.table.grantReadData(this);
     if (access.table === 'write') resources.table.grantReadWriteData(this);
     if (access.apiKeys) resources.apiKeys.grantRead(this);
-    if (access.webhookQueue) resources.webhookQueue.grantSendMessages(this);
+    if (access.webhookQueue || access.webhookDelivery) resources.webhookQueue.grantSendMessages(this);
+    if (access.webhookDelivery) resources.webhookDeadLetterQueue.grantSendMessages(this);
   }
 }

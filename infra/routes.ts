@@ -11,6 +11,8 @@ export interface Access {
   readonly apiKeys?: boolean;
   /** Sends to the webhook queue. */
   readonly webhookQueue?: boolean;
+  /** Delivers webhooks: puts retries back on the webhook queue and moves dead messages to its DLQ. */
+  readonly webhookDelivery?: boolean;
 }
 
 export interface HttpRoute {
@@ -112,11 +114,25 @@ export const fallbackRoute: Pick<HttpRoute, 'handler' | 'access'> = {
   access: signedAccess,
 };
 
-/** The webhook queue: how long a delivery attempt may hold a message, and how many receives before the DLQ. */
+/**
+ * The webhook queue: how long a batch may hold its messages, and how many receives the queue itself allows before
+ * the DLQ — a safety net for a worker that fails outright; retries of failed deliveries are counted by the worker.
+ */
 export const webhookQueue = {
   visibilityTimeoutSeconds: 60,
   maxReceiveCount: 8,
   deadLetterRetentionDays: 14,
+} as const;
+
+/**
+ * How the worker delivers (its environment): a POST may take 5 s; 8 attempts in all, the second after 30 s and each
+ * later one after twice the delay before (at most 15 minutes), about 40 minutes from the first to the last.
+ */
+export const webhookDelivery = {
+  timeoutMs: 5_000,
+  maxAttempts: 8,
+  retryBaseSeconds: 30,
+  functionTimeoutSeconds: 30,
 } as const;
 
 export interface QueueConsumer {
@@ -126,8 +142,21 @@ export interface QueueConsumer {
   readonly access: Access;
 }
 
-/** Functions fed by the webhook queue (the webhook worker arrives with the events issue). */
-export const webhookConsumers: readonly QueueConsumer[] = [];
+/** Functions fed by the webhook queue. */
+export const webhookConsumers: readonly QueueConsumer[] = [
+  {
+    handler: 'events/deliver-webhooks',
+    batchSize: 10,
+    maxBatchingWindowSeconds: 1,
+    access: { table: 'read', apiKeys: true, webhookDelivery: true },
+  },
+];
+
+/** A stable identifier for a queue consumer: `events/deliver-webhooks` → `EventsDeliverWebhooks`. */
+export function consumerId(consumer: Pick<QueueConsumer, 'handler'>): string {
+  const words = consumer.handler.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return words.map((word) => word[0]?.toUpperCase() + word.slice(1)).join('');
+}
 
 /** A stable identifier for a route, used for CDK construct ids and logs: `GET /public/v3/ping` → `GetPublicV3Ping`. */
 export function routeId(route: Pick<HttpRoute, 'method' | 'path'>): string {

@@ -10,6 +10,8 @@ interface RuntimeRecord {
   readonly sqsEndpoint: string;
   readonly baseUrl: string;
   readonly tableName: string;
+  readonly queueUrl: string;
+  readonly deadLetterQueueUrl: string;
 }
 
 function recordPath(dataDir: string): string {

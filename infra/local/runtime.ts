@@ -5,7 +5,7 @@ import { removeRuntimeRecord, runningRuntime, writeRuntimeRecord } from '#infra/
 import { engineEnvironment, type LocalEngines, startEngines } from '#infra/local/engines';
 import { ensureQueues, ensureTable, type WebhookQueues } from '#infra/local/provision';
 import type { QueuePoller } from '#infra/local/queue-poller';
-import { webhookConsumers } from '#infra/routes';
+import { webhookConsumers, webhookDelivery } from '#infra/routes';
 import type { ApiKeySize } from '#shared/api-keys/key-ring';
 
 export interface LocalRuntimeOptions {
@@ -67,7 +67,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
     await ensureTable(engines.dynamoEndpoint, localTableName);
     const queues = await ensureQueues(engines.sqsEndpoint, localTableName);
-    process.env.WEBHOOK_QUEUE_URL = queues.queueUrl;
+    Object.assign(process.env, {
+      WEBHOOK_QUEUE_URL: queues.queueUrl,
+      WEBHOOK_DLQ_URL: queues.deadLetterQueueUrl,
+      // Webhooks may go to this machine's own receivers; the operator's environment wins.
+      ...localWebhookDefaults(process.env),
+    });
 
     // The store and the handlers read their configuration when they load, so they load only now.
     const { ensureApiKeys, ensureDemoOrganization } = await import('#infra/local/bootstrap');
@@ -89,6 +94,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       sqsEndpoint: engines.sqsEndpoint,
       baseUrl: url,
       tableName: localTableName,
+      queueUrl: queues.queueUrl,
+      deadLetterQueueUrl: queues.deadLetterQueueUrl,
     });
     stops.push(() => removeRuntimeRecord(dataDir));
 
@@ -108,6 +115,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   }
 }
 
+/** The worker's settings as in AWS, except that http and loopback receivers are allowed. */
+function localWebhookDefaults(env: NodeJS.ProcessEnv): Record<string, string> {
+  const defaults: Record<string, string> = {
+    WEBHOOK_TIMEOUT_MS: String(webhookDelivery.timeoutMs),
+    WEBHOOK_MAX_ATTEMPTS: String(webhookDelivery.maxAttempts),
+    WEBHOOK_RETRY_BASE_SECONDS: String(webhookDelivery.retryBaseSeconds),
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128',
+  };
+  return Object.fromEntries(Object.entries(defaults).filter(([name]) => env[name] === undefined));
+}
+
 async function startWebhookConsumers(endpoint: string, queues: WebhookQueues): Promise<QueuePoller[]> {
   if (webhookConsumers.length === 0) return [];
   const { startQueuePoller } = await import('#infra/local/queue-poller');
@@ -124,6 +143,10 @@ async function startWebhookConsumers(endpoint: string, queues: WebhookQueues): P
         functionName: consumer.handler,
         handler,
         batchSize: consumer.batchSize,
+        functionTimeoutMs: webhookDelivery.functionTimeoutSeconds * 1000,
+        // Short polls (see the poller) make an idle pause the floor of a webhook's latency; an empty receive costs
+        // the engine about a millisecond.
+        idleMs: 25,
       });
     }),
   );

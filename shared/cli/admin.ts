@@ -1,7 +1,10 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { ApiKeySize } from '#shared/api-keys/key-ring';
 import type { ApiKeyRingStorage } from '#shared/api-keys/key-ring-storage';
+import type { WebhookQueueUrls } from '#shared/events/dead-letters';
 
 const help = `Usage: npm run admin -- <command> [options]
 
@@ -20,6 +23,10 @@ Commands:
   service v1-credentials --service <id>
       Issue the service's legacy v1 credentials for GET /v1/poll: an app key and a secret, shown once (only a digest
       is kept). Issuing again retires the previous app key.
+  webhooks dead-letters
+      List the webhook events in the dead-letter queue: what each was about, its attempts, and why it is there.
+  webhooks redrive [--message <id> ...]
+      Put dead events (all, or the messages named) back on the webhook queue as first attempts.
   api-key list
       List the API's public keys and which one is current.
   api-key add [--bits 2048|3072|4096]
@@ -33,6 +40,8 @@ Target:
   --table <name>        A deployed stack's table (AWS; region from $AWS_REGION or --region)
   --region <region>     AWS region for --table and --secret-id
   --secret-id <id>      The deployed API key secret (needed by api-key add and rotate with --table)
+  --queue-url <url>     The deployed webhook queue (stack output WebhookQueueUrl), for webhooks with --table
+  --dlq-url <url>       The deployed dead-letter queue (stack output WebhookDeadLetterQueueUrl), likewise
   --json                Print results as JSON
   -h, --help            Show this help`;
 
@@ -54,6 +63,9 @@ const { values, positionals } = parseArgs({
     table: { type: 'string' },
     region: { type: 'string' },
     'secret-id': { type: 'string' },
+    'queue-url': { type: 'string' },
+    'dlq-url': { type: 'string' },
+    message: { type: 'string', multiple: true },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -70,6 +82,8 @@ const known = [
   'org list',
   'org key add',
   'service v1-credentials',
+  'webhooks dead-letters',
+  'webhooks redrive',
   'api-key list',
   'api-key add',
   'api-key rotate',
@@ -79,6 +93,7 @@ if (!known.includes(command)) usage(`Unknown command "${command}".`);
 // The store reads its configuration when it loads: point it at its target first.
 let close = async (): Promise<void> => undefined;
 let keyRing: () => Promise<ApiKeyRingStorage>;
+let webhookQueues: () => Promise<{ client: SQSClient; urls: WebhookQueueUrls }>;
 if (values.table) {
   process.env.TABLE_NAME = values.table;
   if (values.region) process.env.AWS_REGION = values.region;
@@ -86,6 +101,15 @@ if (values.table) {
     if (!values['secret-id']) usage('api-key add and rotate against AWS need --secret-id.');
     const { secretKeyRingStorage } = await import('#shared/api-keys/key-ring-storage');
     return secretKeyRingStorage(values['secret-id']);
+  };
+  webhookQueues = async () => {
+    if (!values['queue-url'] || !values['dlq-url'])
+      usage('webhooks with --table need --queue-url and --dlq-url.');
+    const { SQSClient } = await import('@aws-sdk/client-sqs');
+    return {
+      client: new SQSClient({}),
+      urls: { queueUrl: values['queue-url'], deadLetterQueueUrl: values['dlq-url'] },
+    };
   };
 } else {
   const { attachLocalStore } = await import('#infra/local/attach');
@@ -98,6 +122,19 @@ if (values.table) {
   keyRing = async () => {
     const { fileKeyRingStorage } = await import('#shared/api-keys/key-ring-storage');
     return fileKeyRingStorage(attached.apiKeysFile);
+  };
+  webhookQueues = async () => {
+    // The local queues live in the running runtime's memory.
+    const { runningRuntime } = await import('#infra/local/attach');
+    const running = await runningRuntime(resolve(values['data-dir'] ?? process.env.DATA_DIR ?? '.data'));
+    if (!running)
+      throw new Error('The webhook queues exist only while the local runtime runs: npm start first.');
+    const { SQSClient } = await import('@aws-sdk/client-sqs');
+    const { engineClientConfig } = await import('#infra/local/engines');
+    return {
+      client: new SQSClient(engineClientConfig(running.sqsEndpoint)),
+      urls: { queueUrl: running.queueUrl, deadLetterQueueUrl: running.deadLetterQueueUrl },
+    };
   };
 }
 
@@ -161,6 +198,31 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
       const { issueV1Credentials } = await import('#shared/use-cases/v1-poll');
       const issued = await issueV1Credentials(values.service);
       return { service_id: values.service, app_key: issued.app_key, secret: issued.secret };
+    }
+    case 'webhooks dead-letters':
+    case 'webhooks redrive': {
+      const { client, urls } = await webhookQueues();
+      const deadLetters = await import('#shared/events/dead-letters');
+      try {
+        const found =
+          name === 'webhooks dead-letters'
+            ? await deadLetters.listDeadLetters(client, urls)
+            : await deadLetters.redriveDeadLetters(
+                client,
+                urls,
+                values.message ? new Set(values.message) : undefined,
+              );
+        return found.map((letter) => ({
+          message_id: letter.messageId,
+          ...(letter.event ?? { event: '(not an event of this service)' }),
+          attempts: letter.attempts,
+          reason: letter.reason,
+          sent_at: letter.sentAt,
+          ...(name === 'webhooks redrive' ? { redriven: true } : {}),
+        }));
+      } finally {
+        client.destroy();
+      }
     }
     case 'api-key list': {
       const { listApiPublicKeys } = await import('#shared/store/api-keys');

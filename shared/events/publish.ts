@@ -1,13 +1,10 @@
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { requireEnv } from '#shared/config';
 import { serviceUnavailable } from '#shared/errors';
-import type { WebhookEvent } from '#shared/events/webhook-event';
+import { queueClient } from '#shared/events/queue-client';
+import { queuedMessageBody, type WebhookEvent } from '#shared/events/webhook-event';
 
 const queueUrl = requireEnv('WEBHOOK_QUEUE_URL');
-const client = new SQSClient({
-  maxAttempts: 3,
-  requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
-});
 
 /**
  * Puts an event on the webhook queue. A failure fails the request that caused it (503), so the caller retries: the
@@ -15,7 +12,9 @@ const client = new SQSClient({
  */
 export async function publishEvent(event: WebhookEvent): Promise<void> {
   try {
-    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(event) }));
+    await queueClient.send(
+      new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: queuedMessageBody(event) }),
+    );
   } catch (error) {
     throw serviceUnavailable('The event could not be queued; retry the request', error);
   }

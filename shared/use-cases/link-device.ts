@@ -58,6 +58,7 @@ export async function linkDevice(
   await addEntityKey(entity, { publicKeyPem: input.publicKey, keyType: KeyType.both }, now);
   await publishEvent({
     kind: 'device-link-completion',
+    organizationId: link.organizationId,
     directoryId: link.directoryId,
     deviceId: link.deviceId,
     audience: link.requester,

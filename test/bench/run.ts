@@ -5,6 +5,7 @@ import { startBenchEnvironment } from '#test/bench/environment';
 import { benchHttp } from '#test/bench/http';
 import { benchManagement } from '#test/bench/management';
 import { benchPipeline } from '#test/bench/pipeline';
+import { benchWebhooks } from '#test/bench/webhooks';
 
 const help = `Usage: npm run bench [-- options]
 
@@ -18,13 +19,17 @@ Prints, and writes to bench-results/latest.json:
     the service reads the answer): flows per second, latency per flow, the store round trips of each step and the
     commands they are (targets: create ≤ 5, answer ≤ 4, poll ≤ 3), and the unavoidable crypto's share of the
     server's CPU;
-  - HTTP throughput and latency of the local runtime for signed GET /organization/v3/directories.
+  - HTTP throughput and latency of the local runtime for signed GET /organization/v3/directories;
+  - webhooks through the local runtime's queue and worker to a receiver that verifies and decrypts them: the latency
+    from a device's answer to the webhook's arrival, and events delivered per second.
 
 Options:
   --requests <n>        signed requests for the pipeline figures (default 1000)
   --services <n>        services in the listed directory (default 1000)
   --flows <n>           authorization flows, one after another (default 200)
   --http-requests <n>   requests per HTTP run (default 2000)
+  --webhook-flows <n>   answers whose webhooks are timed (default 100)
+  --webhook-events <n>  events queued at once for the throughput figure (default 500)
   --profile             also write a V8 CPU profile of the pipeline's server phase to bench-results/pipeline.cpuprofile
   -h, --help            show this help`;
 
@@ -34,6 +39,8 @@ const { values } = parseArgs({
     services: { type: 'string', default: '1000' },
     flows: { type: 'string', default: '200' },
     'http-requests': { type: 'string', default: '2000' },
+    'webhook-flows': { type: 'string', default: '100' },
+    'webhook-events': { type: 'string', default: '500' },
     profile: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -141,6 +148,14 @@ console.table(
   })),
 );
 
+const webhooks = await benchWebhooks(Number(values['webhook-flows']), Number(values['webhook-events']));
+console.log('\nWebhooks through the local runtime: queue, poller, worker, a verifying receiver');
+console.table({
+  [`answer → webhook arrival, median ms (${webhooks.flows} answers)`]: webhooks.answerToWebhookMs.median,
+  'answer → webhook arrival, p99 ms': webhooks.answerToWebhookMs.p99,
+  [`events delivered per second (${webhooks.events} queued at once)`]: webhooks.deliveredPerSecond,
+});
+
 const report = {
   date: new Date().toISOString(),
   node: process.version,
@@ -148,6 +163,7 @@ const report = {
   management,
   authFlow,
   http,
+  webhooks,
 };
 await writeFile('bench-results/latest.json', `${JSON.stringify(report, null, 2)}\n`);
 console.log('\nWritten to bench-results/latest.json');

@@ -69,6 +69,25 @@ describe("the README's two-terminal demo", () => {
     expect(badMethod.stderr).toContain('Unknown method "iris"');
   }, 60_000);
 
+  it('lists and re-drives the webhook dead-letter queue through the admin CLI', async () => {
+    const listed = JSON.parse(
+      succeeded(await terminal('admin', 'webhooks', 'dead-letters', '--data-dir', dataDir, '--json')),
+    ) as unknown[];
+    expect(listed).toEqual([]);
+    expect(
+      JSON.parse(succeeded(await terminal('admin', 'webhooks', 'redrive', '--data-dir', dataDir, '--json'))),
+    ).toEqual([]);
+    const elsewhere = await terminal(
+      'admin',
+      'webhooks',
+      'dead-letters',
+      '--data-dir',
+      join(dataDir, 'none'),
+    );
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain('only while the local runtime runs');
+  }, 60_000);
+
   it('issues v1 credentials through the admin CLI', async () => {
     const app = JSON.parse(succeeded(await terminal('app', 'setup', '--json'))) as { serviceId: string };
     const issued = JSON.parse(

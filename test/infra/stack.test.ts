@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { httpRoutes } from '#infra/routes';
+import { httpRoutes, webhookConsumers, webhookDelivery, webhookQueue } from '#infra/routes';
 import { AuthorizationServiceStack } from '#infra/stack';
 
 let template: Template;
@@ -24,9 +24,9 @@ beforeAll(() => {
 });
 
 describe('the stack built from the route table', () => {
-  it('has one function per route plus the fallback, each with the right handler module', () => {
+  it('has one function per route and per queue consumer plus the fallback, all alike', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(httpRoutes.length + 1);
+    expect(Object.keys(functions)).toHaveLength(httpRoutes.length + webhookConsumers.length + 1);
     for (const fn of Object.values(functions)) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -70,7 +70,32 @@ describe('the stack built from the route table', () => {
     const signers = Object.values(functions as Record<string, FunctionResource>).filter(
       (fn) => fn.Properties.Environment?.Variables?.API_KEYS_SECRET_ID,
     );
-    // Every signed route and the fallback sign; ping and the two public-key routes do not.
-    expect(signers).toHaveLength(httpRoutes.filter((route) => route.access.apiKeys).length + 1);
+    // Every signed route, the webhook worker and the fallback sign; ping and the two public-key routes do not.
+    expect(signers).toHaveLength(
+      httpRoutes.filter((route) => route.access.apiKeys).length + webhookConsumers.length + 1,
+    );
+  });
+
+  it('feeds the webhook worker from the queue with partial batch failures, https only, public addresses only', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Timeout: webhookDelivery.functionTimeoutSeconds,
+      Environment: {
+        Variables: Match.objectLike({
+          WEBHOOK_QUEUE_URL: Match.anyValue(),
+          WEBHOOK_DLQ_URL: Match.anyValue(),
+          WEBHOOK_ALLOW_HTTP: 'false',
+          WEBHOOK_ALLOWED_NETWORKS: '',
+          WEBHOOK_MAX_ATTEMPTS: String(webhookDelivery.maxAttempts),
+        }),
+      },
+    });
+    // SQS requires the visibility timeout to cover the function's timeout.
+    expect(webhookQueue.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(
+      webhookDelivery.functionTimeoutSeconds,
+    );
   });
 });

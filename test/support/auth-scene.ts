@@ -1,5 +1,3 @@
-import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { engineClientConfig } from '#infra/local/engines';
 import { Authenticator, linkAuthenticator } from '#shared/authenticator/authenticator';
 import { type DeviceConfiguration, defaultConfiguration } from '#shared/authenticator/state';
 import { ApiClient, type ApiResponse } from '#shared/client/api-client';
@@ -8,7 +6,6 @@ import {
   type DeviceAnswerPackage,
   openAuthorizationResponse,
 } from '#shared/client/authorization-response';
-import type { WebhookEvent } from '#shared/events/webhook-event';
 import { rsaKeyPair, type TestKeyPair } from '#test/support/keys';
 import type { TestRuntime } from '#test/support/runtime';
 import { createDirectory, newOrganization, type Organization, uniqueName } from '#test/support/tree';
@@ -104,41 +101,4 @@ export async function newAuthScene(
       return openAuthorizationResponse(body, new Map([[serviceKey.kid, serviceKey.privateKey]]));
     },
   };
-}
-
-/**
- * Takes the events waiting on the runtime's webhook queue (no worker consumes them yet) and returns those `match`
- * accepts, leaving nothing behind.
- */
-export async function takeQueuedEvents(
-  runtime: TestRuntime,
-  match: (event: WebhookEvent) => boolean = () => true,
-): Promise<WebhookEvent[]> {
-  const sqs = new SQSClient(engineClientConfig(runtime.runtime.engines.sqsEndpoint));
-  const events: WebhookEvent[] = [];
-  try {
-    // local-aws-sqs answers short polls with a sample, so an empty answer is only believed twice in a row.
-    for (let empty = 0; empty < 2;) {
-      const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: runtime.runtime.queues.queueUrl,
-          MaxNumberOfMessages: 10,
-          WaitTimeSeconds: 0,
-        }),
-      );
-      empty = Messages.length === 0 ? empty + 1 : 0;
-      for (const message of Messages) {
-        events.push(JSON.parse(message.Body ?? '{}') as WebhookEvent);
-        await sqs.send(
-          new DeleteMessageCommand({
-            QueueUrl: runtime.runtime.queues.queueUrl,
-            ReceiptHandle: message.ReceiptHandle,
-          }),
-        );
-      }
-    }
-  } finally {
-    sqs.destroy();
-  }
-  return events.filter(match);
 }

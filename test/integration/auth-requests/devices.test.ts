@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkAuthenticator, parseQrCodeUrl } from '#shared/authenticator/authenticator';
-import { type AuthScene, newAuthScene, takeQueuedEvents } from '#test/support/auth-scene';
+import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
 import { rsaKeyPair } from '#test/support/keys';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { refusedWith } from '#test/support/tree';
@@ -63,7 +63,6 @@ async function postLink(body: Record<string, unknown>) {
 
 describe('linking a device', () => {
   it('starts LINK_PENDING with a code, a QR image of it, and becomes LINKED once the device links', async () => {
-    await takeQueuedEvents(runtime);
     const started = await startLink('dave');
     expect(started.code).toMatch(/^[A-Z0-9]{7,}$/);
     expect(parseQrCodeUrl(started.qrcode)).toEqual({ baseUrl: runtime.baseUrl, code: started.code });
@@ -87,14 +86,6 @@ describe('linking a device', () => {
     expect(state.deviceId).toBe(started.device_id);
     expect(await listDevices('dave')).toEqual([
       expect.objectContaining({ id: started.device_id, status: 1, name: "Dave's phone", type: 'ios' }),
-    ]);
-    expect(await takeQueuedEvents(runtime)).toEqual([
-      expect.objectContaining({
-        kind: 'device-link-completion',
-        directoryId: scene.directoryId,
-        deviceId: started.device_id,
-        audience: scene.organization.issuer,
-      }),
     ]);
     // The code is used up, and so is its image.
     expect((await fetch(started.qrcode)).status).toBe(404);

@@ -6,12 +6,7 @@ import { evaluate } from '#shared/authenticator/evaluate';
 import { ApiClient } from '#shared/client/api-client';
 import type { ApiRequestError } from '#shared/client/errors';
 import { parseEffectivePolicy } from '#shared/domain/policy/effective-policy-wire';
-import {
-  type AuthScene,
-  type CreatedAuthRequest,
-  newAuthScene,
-  takeQueuedEvents,
-} from '#test/support/auth-scene';
+import { type AuthScene, type CreatedAuthRequest, newAuthScene } from '#test/support/auth-scene';
 import { rsaKeyPair } from '#test/support/keys';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { refusal, refusedWith, uniqueName } from '#test/support/tree';
@@ -162,15 +157,6 @@ describe('answering', () => {
     ).toEqual({ status: 404, code: 'HTTP-404' });
     expect((await scene.read(created.auth_request)).status).toBe(204);
     await answerPending(alice);
-  });
-
-  it('queues an Authorization Response event for the answered request', async () => {
-    await takeQueuedEvents(runtime);
-    const created = await scene.ask({ username: 'alice' });
-    await answerPending(alice, false);
-    expect(await takeQueuedEvents(runtime)).toEqual([
-      { kind: 'authorization-response', authRequestId: created.auth_request },
-    ]);
   });
 });
 
