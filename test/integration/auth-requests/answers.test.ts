@@ -6,6 +6,7 @@ import { openAuthorizationResponse } from '#shared/client/authorization-response
 import { decryptLegacyAuthPackage } from '#shared/protocol/legacy-packages';
 import { keyId } from '#shared/protocol/kid';
 import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
+import { amountPolicy, denialReasons, inherencePolicy, withMethod } from '#test/support/requests';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 
 let runtime: TestRuntime;
@@ -21,28 +22,8 @@ afterAll(async () => {
   await runtime?.stop();
 });
 
-const amount = (any: number) => ({
-  minimum_requirements: [{ requirement: 'authenticated', any, knowledge: 0, inherence: 0, possession: 0 }],
-  factors: [],
-});
-const inherence = {
-  minimum_requirements: [{ requirement: 'authenticated', any: 0, knowledge: 0, inherence: 1, possession: 0 }],
-  factors: [],
-};
-const denialReasons = [
-  { id: 'NOTME', reason: 'I did not ask for this', fraud: true },
-  { id: 'LATER', reason: 'Not now', fraud: false },
-];
-
-function configured(change: (configuration: DeviceConfiguration) => DeviceConfiguration): Authenticator {
-  return new Authenticator({ ...device.state, configuration: change(defaultConfiguration) });
-}
-
-function withMethod(name: keyof DeviceConfiguration['methods'], setup: Record<string, boolean>) {
-  return (configuration: DeviceConfiguration): DeviceConfiguration => ({
-    ...configuration,
-    methods: { ...configuration.methods, [name]: { set: true, ...setup } },
-  });
+function configured(configuration: DeviceConfiguration): Authenticator {
+  return new Authenticator({ ...device.state, configuration });
 }
 
 /** Asks alice, lets `answering` answer as the user chose, and opens what the application reads back. */
@@ -185,7 +166,7 @@ describe('every answer the authenticator can give', () => {
   });
 
   it('fails a policy the device cannot meet: FAILED/POLICY', async () => {
-    const { opened } = await askAndAnswer({ policy: amount(3) }, device);
+    const { opened } = await askAndAnswer({ policy: amountPolicy(3) }, device);
     expect(opened).toMatchObject({
       type: 'FAILED',
       reason: 'POLICY',
@@ -195,7 +176,7 @@ describe('every answer the authenticator can give', () => {
 
   it('fails a method that does not verify: FAILED/AUTHENTICATION', async () => {
     const { opened } = await askAndAnswer(
-      { policy: amount(1) },
+      { policy: amountPolicy(1) },
       configured(withMethod('pin_code', { verifies: false })),
     );
     expect(opened).toMatchObject({ type: 'FAILED', reason: 'AUTHENTICATION' });
@@ -207,7 +188,7 @@ describe('every answer the authenticator can give', () => {
 
   it('fails when the device does not support what is needed: FAILED/CONFIGURATION', async () => {
     const { opened } = await askAndAnswer(
-      { policy: inherence },
+      { policy: inherencePolicy },
       configured(withMethod('fingerprint', { supported: false })),
     );
     expect(opened).toMatchObject({
@@ -219,17 +200,14 @@ describe('every answer the authenticator can give', () => {
 
   it('fails when an OS permission is missing: FAILED/PERMISSION', async () => {
     const { opened } = await askAndAnswer(
-      { policy: inherence },
+      { policy: inherencePolicy },
       configured(withMethod('fingerprint', { permission: false })),
     );
     expect(opened).toMatchObject({ type: 'FAILED', reason: 'PERMISSION' });
   });
 
   it('fails while a local request is pending: FAILED/BUSY_LOCAL', async () => {
-    const { opened } = await askAndAnswer(
-      {},
-      configured((configuration) => ({ ...configuration, busyLocal: true })),
-    );
+    const { opened } = await askAndAnswer({}, configured({ ...defaultConfiguration, busyLocal: true }));
     expect(opened).toMatchObject({ type: 'FAILED', reason: 'BUSY_LOCAL' });
   });
 
@@ -246,7 +224,7 @@ describe('every answer the authenticator can give', () => {
       ],
     };
     const at = (latitude: number, longitude: number) =>
-      configured((configuration) => ({ ...configuration, location: { latitude, longitude } }));
+      configured({ ...defaultConfiguration, location: { latitude, longitude } });
     const inside = await askAndAnswer({ policy: geofenced }, at(36.121, -115.171));
     expect(inside.opened).toMatchObject({ type: 'AUTHORIZED', reason: 'APPROVED' });
     expect(inside.opened.auth_policy).toMatchObject({
@@ -270,13 +248,13 @@ describe('every answer the authenticator can give', () => {
       },
     });
     try {
-      const looser = await askAndAnswer({ policy: amount(1) }, device);
+      const looser = await askAndAnswer({ policy: amountPolicy(1) }, device);
       expect(looser.opened.auth_policy).toMatchObject({ requirement: 'amount', amount: 2 });
       expect(looser.opened).toMatchObject({ type: 'AUTHORIZED', reason: 'APPROVED' });
       expect(
         looser.opened.auth_methods?.filter((method) => method.passed === true).map((method) => method.method),
       ).toEqual(['pin_code', 'fingerprint']);
-      const stricter = await askAndAnswer({ policy: amount(3) }, device);
+      const stricter = await askAndAnswer({ policy: amountPolicy(3) }, device);
       expect(stricter.opened).toMatchObject({ type: 'FAILED', reason: 'POLICY' });
     } finally {
       await scene.organization.client.call('DELETE', '/directory/v3/service/policy', {

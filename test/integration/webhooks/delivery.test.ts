@@ -18,6 +18,7 @@ import {
 } from '#shared/events/dead-letters';
 import { keyId } from '#shared/protocol/kid';
 import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
+import { amountPolicy, denialReasons, inherencePolicy, withMethod } from '#test/support/requests';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import {
   type ReceivedWebhook,
@@ -125,23 +126,6 @@ async function deadLetterFor(
   throw new Error('no such dead letter');
 }
 
-const amount = (any: number) => ({
-  minimum_requirements: [{ requirement: 'authenticated', any, knowledge: 0, inherence: 0, possession: 0 }],
-  factors: [],
-});
-const inherence = {
-  minimum_requirements: [{ requirement: 'authenticated', any: 0, knowledge: 0, inherence: 1, possession: 0 }],
-  factors: [],
-};
-const denialReasons = [
-  { id: 'NOTME', reason: 'I did not ask for this', fraud: true },
-  { id: 'LATER', reason: 'Not now', fraud: false },
-];
-const withMethod = (name: keyof DeviceConfiguration['methods'], setup: Record<string, boolean>) => ({
-  ...defaultConfiguration,
-  methods: { ...defaultConfiguration.methods, [name]: { set: true, ...setup } },
-});
-
 describe('the authorization response webhook', () => {
   it('reaches the callback_url signed as the SDKs check, with the §9.1 object the service decrypts', async () => {
     const authRequest = await answered();
@@ -165,21 +149,21 @@ describe('the authorization response webhook', () => {
   it.each([
     ['DENIED', 'DISAPPROVED', { body: {}, deny: true as const }],
     ['DENIED', 'FRAUDULENT', { body: { denial_reasons: denialReasons }, deny: 'NOTME' }],
-    ['FAILED', 'POLICY', { body: { policy: amount(3) } }],
+    ['FAILED', 'POLICY', { body: { policy: amountPolicy(3) } }],
     [
       'FAILED',
       'AUTHENTICATION',
-      { body: { policy: amount(1) }, configuration: withMethod('pin_code', { verifies: false }) },
+      { body: { policy: amountPolicy(1) }, configuration: withMethod('pin_code', { verifies: false }) },
     ],
     [
       'FAILED',
       'CONFIGURATION',
-      { body: { policy: inherence }, configuration: withMethod('fingerprint', { supported: false }) },
+      { body: { policy: inherencePolicy }, configuration: withMethod('fingerprint', { supported: false }) },
     ],
     [
       'FAILED',
       'PERMISSION',
-      { body: { policy: inherence }, configuration: withMethod('fingerprint', { permission: false }) },
+      { body: { policy: inherencePolicy }, configuration: withMethod('fingerprint', { permission: false }) },
     ],
     ['FAILED', 'BUSY_LOCAL', { body: {}, configuration: { ...defaultConfiguration, busyLocal: true } }],
   ] as const)('carries %s/%s', async (type, reason, setup) => {
