@@ -10,6 +10,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     env: {
       POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
       NODE_NO_WARNINGS: '1',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },

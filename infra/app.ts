@@ -1,12 +1,46 @@
-import { App } from 'aws-cdk-lib';
-import { AuthorizationServiceStack } from '#infra/stack';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { AuthorizationServiceStack, type AuthorizationServiceStackProps } from '#infra/stack';
+import type { ApiKeySize } from '#shared/api-keys/key-ring';
 
 const app = new App();
-new AuthorizationServiceStack(app, String(app.node.tryGetContext('stackName') ?? 'MfaAuthorizationService'), {
+const context = (name: string): string | undefined => {
+  const value: unknown = app.node.tryGetContext(name);
+  if (value === undefined || value === '') return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw new Error(`-c ${name} must be a single value`);
+};
+const number = (name: string): number | undefined => {
+  const text = context(name);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`-c ${name} must be a positive number, not ${text}`);
+  return value;
+};
+
+const domainName = context('domainName');
+const certificateArn = context('certificateArn');
+if (Boolean(domainName) !== Boolean(certificateArn)) {
+  throw new Error('-c domainName and -c certificateArn go together');
+}
+const rateLimit = number('throttleRate');
+const burstLimit = number('throttleBurst');
+const props: AuthorizationServiceStackProps = {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-  protectData: app.node.tryGetContext('protectData') !== 'false',
-  allowHttpWebhooks: app.node.tryGetContext('allowHttpWebhooks') === 'true',
-  ...(app.node.tryGetContext('webhookAllowedNetworks')
-    ? { webhookAllowedNetworks: String(app.node.tryGetContext('webhookAllowedNetworks')) }
+  protectData: context('protectData') !== 'false',
+  allowHttpWebhooks: context('allowHttpWebhooks') === 'true',
+  ...(context('webhookAllowedNetworks') ? { webhookAllowedNetworks: context('webhookAllowedNetworks') } : {}),
+  ...(context('stageName') ? { stageName: context('stageName') } : {}),
+  ...(domainName && certificateArn ? { customDomain: { domainName, certificateArn } } : {}),
+  ...(context('apiKeyBits') ? { apiKeyBits: number('apiKeyBits') as ApiKeySize } : {}),
+  ...(rateLimit || burstLimit
+    ? { throttle: { rateLimit: rateLimit ?? 100, burstLimit: burstLimit ?? 200 } }
     : {}),
-});
+  ...(number('logRetentionDays') ? { logRetention: number('logRetentionDays') } : {}),
+  ...(context('alarmEmail') ? { alarmEmail: context('alarmEmail') } : {}),
+};
+new AuthorizationServiceStack(app, context('stackName') ?? 'MfaAuthorizationService', props);
+// cdk-nag's AwsSolutions pack on every synth: an unacknowledged error fails it.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

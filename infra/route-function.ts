@@ -1,12 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import type { Construct } from 'constructs';
+import { Construct } from 'constructs';
 import type { Access } from '#infra/routes';
 
 export interface RouteFunctionResources {
@@ -17,6 +18,8 @@ export interface RouteFunctionResources {
   /** The worker's environment: where webhooks may go, and how it retries (see webhookDelivery in routes.ts). */
   readonly webhookDeliveryEnvironment: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
+  /** CloudWatch metrics namespace of the service's own metrics. */
+  readonly metricsNamespace: string;
 }
 
 export interface RouteFunctionProps {
@@ -24,13 +27,51 @@ export interface RouteFunctionProps {
   readonly handler: string;
   readonly access: Access;
   readonly resources: RouteFunctionResources;
+  /** Its role: `FunctionRoles.roleFor(access)`, or one of its own for a function with grants beyond its access. */
+  readonly role: Role;
   readonly memorySize?: number;
   readonly timeout?: Duration;
 }
 
+/** The Lambda runtime every function runs on: the newest Node LTS Lambda offers. */
+export const functionRuntime = Runtime.NODEJS_24_X;
+
+/** How every handler is bundled; the bundle test builds them the same way. */
+export const handlerBundling = {
+  format: OutputFormat.ESM,
+  target: 'node22',
+  minify: true,
+  sourceMap: true,
+  mainFields: ['module', 'main'],
+  // The Node runtimes ship AWS SDK v3; bundling another copy would add ~350 KB to every function and put each over
+  // the 500 KB budget (architecture.md), for a cold start that parses it all.
+  externalModules: ['@aws-sdk/*'],
+  // CommonJS dependencies inside an ESM bundle still call require().
+  banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+} satisfies BundlingOptions;
+
+/**
+ * The table actions the store uses, and no others: single-item reads and writes, BatchGet and Query. No Scan, no
+ * batch writes, no transactions, no index (the table has none), so no wildcard either.
+ */
+export const tableActions = {
+  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+} as const;
+
+/**
+ * Memory from the bench: a signed request spends most of its CPU on RSA and the AWS SDK, and Lambda's CPU grows with
+ * memory, so 1 024 MB (about 0.6 vCPU) roughly halves its duration for about the same cost per request; functions
+ * without crypto need little.
+ */
+function memoryFor(access: Access): number {
+  return access.apiKeys ? 1024 : 256;
+}
+
 /**
  * A function of the route table with the project's defaults: a pinned Node runtime on arm64, a minified ESM bundle
- * with source maps made by the local esbuild, its own log group, and exactly the grants its row declares.
+ * with source maps made by the local esbuild, JSON logs in a log group of its own, and exactly the grants its row
+ * declares — derived here from `access`, never written per function.
  */
 export class RouteFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: RouteFunctionProps) {
@@ -42,14 +83,16 @@ export class RouteFunction extends NodejsFunction {
     super(scope, id, {
       entry: fileURLToPath(new URL(`../functions/${props.handler}.ts`, import.meta.url)),
       handler: 'handler',
-      runtime: Runtime.NODEJS_22_X,
+      runtime: functionRuntime,
       architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
+      memorySize: props.memorySize ?? memoryFor(access),
       timeout: props.timeout ?? Duration.seconds(10),
       logGroup,
+      loggingFormat: LoggingFormat.JSON,
       environment: {
         TABLE_NAME: resources.table.tableName,
         POWERTOOLS_SERVICE_NAME: 'mfa-authorization',
+        POWERTOOLS_METRICS_NAMESPACE: resources.metricsNamespace,
         NODE_OPTIONS: '--enable-source-maps',
         ...(access.apiKeys ? { API_KEYS_SECRET_ID: resources.apiKeys.secretArn } : {}),
         ...(access.webhookQueue || access.webhookDelivery
@@ -62,24 +105,65 @@ export class RouteFunction extends NodejsFunction {
             }
           : {}),
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        mainFields: ['module', 'main'],
-        // The Node 22 runtime ships AWS SDK v3; bundling another copy would add ~350 KB to every function and put
-        // each over the 500 KB budget (architecture.md), for a cold start that parses it all.
-        externalModules: ['@aws-sdk/*'],
-        // CommonJS dependencies inside an ESM bundle still call require().
-        banner:
-          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-      },
+      bundling: handlerBundling,
+      role: props.role,
     });
-    if (access.table === 'read') resources.table.grantReadData(this);
-    if (access.table === 'write') resources.table.grantReadWriteData(this);
-    if (access.apiKeys) resources.apiKeys.grantRead(this);
-    if (access.webhookQueue || access.webhookDelivery) resources.webhookQueue.grantSendMessages(this);
-    if (access.webhookDelivery) resources.webhookDeadLetterQueue.grantSendMessages(this);
   }
+}
+
+/**
+ * One IAM role per distinct `Access` of the route table, holding exactly the grants that access declares. Functions
+ * that need the same things share a role: the same least privilege, and the stack stays far below CloudFormation's
+ * 500 resources (a role and a policy per function would be 120 of them).
+ */
+export class FunctionRoles extends Construct {
+  private readonly roles = new Map<string, Role>();
+
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly resources: RouteFunctionResources,
+  ) {
+    super(scope, id);
+  }
+
+  roleFor(access: Access): Role {
+    const name = accessName(access);
+    const known = this.roles.get(name);
+    if (known) return known;
+    const role = this.newRole(name);
+    grantAccess(role, access, this.resources);
+    this.roles.set(name, role);
+    return role;
+  }
+
+  /** A role with only the logging every function needs, for a function whose grants are its own. */
+  newRole(name: string): Role {
+    return new Role(this, name, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole')],
+    });
+  }
+}
+
+/** `{ table: 'write', apiKeys: true }` → `TableWriteApiKeys`; no access at all → `Logs`. */
+function accessName(access: Access): string {
+  const words = [
+    ...(access.table ? ['Table', access.table === 'write' ? 'Write' : 'Read'] : []),
+    ...(access.apiKeys ? ['ApiKeys'] : []),
+    ...(access.webhookQueue ? ['WebhookQueue'] : []),
+    ...(access.webhookDelivery ? ['WebhookDelivery'] : []),
+  ];
+  return words.length ? words.join('') : 'Logs';
+}
+
+/** The grants an `Access` declares, on exactly the resources it names. */
+export function grantAccess(role: Role, access: Access, resources: RouteFunctionResources): void {
+  if (access.table) {
+    const actions = [...tableActions.read, ...(access.table === 'write' ? tableActions.write : [])];
+    role.addToPrincipalPolicy(new PolicyStatement({ actions, resources: [resources.table.tableArn] }));
+  }
+  if (access.apiKeys) resources.apiKeys.grantRead(role);
+  if (access.webhookQueue || access.webhookDelivery) resources.webhookQueue.grantSendMessages(role);
+  if (access.webhookDelivery) resources.webhookDeadLetterQueue.grantSendMessages(role);
 }

@@ -1,13 +1,28 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnOutput, CustomResource, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import {
+  DomainName,
+  HttpApi,
+  HttpMethod,
+  HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
-import { RouteFunction, type RouteFunctionResources } from '#infra/route-function';
+import { Monitoring } from '#infra/monitoring';
+import { acknowledgeFindings } from '#infra/nag-suppressions';
+import {
+  FunctionRoles,
+  grantAccess,
+  RouteFunction,
+  type RouteFunctionResources,
+} from '#infra/route-function';
 import {
   consumerId,
   fallbackRoute,
@@ -17,12 +32,21 @@ import {
   webhookDelivery,
   webhookQueue,
 } from '#infra/routes';
+import type { ApiKeySize } from '#shared/api-keys/key-ring';
 import { partitionKeyName, sortKeyName, timeToLiveAttribute } from '#shared/store/table-definition';
 
 export interface AuthorizationServiceStackProps extends StackProps {
   /** Keep the table when the stack is deleted, and refuse its deletion (default true). */
   readonly protectData?: boolean;
   readonly logRetention?: RetentionDays;
+  /** The API stage; `$default` (the default) serves at the API's root, any other name under `/<name>`. */
+  readonly stageName?: string;
+  /** Serve the API at a domain of your own, with an ACM certificate for it in the stack's region. */
+  readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
+  /** Size of the API key the deployment makes (default 2048; 3072 and 4096 cost more CPU per request). */
+  readonly apiKeyBits?: ApiKeySize;
+  /** Steady requests per second and burst the stage accepts before answering 429 (default 100 and 200). */
+  readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
   /**
    * Networks (comma-separated CIDRs) webhooks may reach although they are private, e.g. receivers inside a VPC the
    * worker is attached to. None by default: only public addresses.
@@ -30,13 +54,19 @@ export interface AuthorizationServiceStackProps extends StackProps {
   readonly webhookAllowedNetworks?: string;
   /** Let webhooks go to plain http URLs (default false: https only). */
   readonly allowHttpWebhooks?: boolean;
+  /** Where alarms are sent; without it they still change state in CloudWatch. */
+  readonly alarmEmail?: string;
 }
 
-/** The service in AWS: one function per route of the route table behind an HTTP API, the table, the webhook queue. */
+/**
+ * The service in AWS, built from the route table: one function per route behind an HTTP API, the webhook worker on
+ * its queue, the table, the API key ring made at deploy time, alarms.
+ */
 export class AuthorizationServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: AuthorizationServiceStackProps = {}) {
     super(scope, id, props);
     const protectData = props.protectData ?? true;
+    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
 
     const table = new TableV2(this, 'Table', {
       partitionKey: { name: partitionKeyName, type: AttributeType.STRING },
@@ -44,6 +74,7 @@ export class AuthorizationServiceStack extends Stack {
       billing: Billing.onDemand(),
       timeToLiveAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryptionV2.awsManagedKey(),
       deletionProtection: protectData,
       removalPolicy: protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
@@ -60,10 +91,11 @@ export class AuthorizationServiceStack extends Stack {
       enforceSSL: true,
     });
 
-    // The API's private key ring. Until the deploy issue adds a custom resource that generates it, an operator
-    // writes it once with `npm run admin -- api-key rotate --table <table> --secret-id <arn>`.
+    // The API's private key ring. The value CloudFormation generates is a placeholder: the ApiKeyRing custom resource
+    // below replaces it with the real ring, which never appears in the template, an environment variable or a log.
     const apiKeys = new Secret(this, 'ApiKeyRing', {
-      description: 'Private key ring of the MFA authorization API (JSON; written by `admin api-key rotate`)',
+      description:
+        'Private key ring of the MFA authorization API (JSON; made at deploy, rotated with `admin api-key`)',
     });
 
     const resources: RouteFunctionResources = {
@@ -78,13 +110,47 @@ export class AuthorizationServiceStack extends Stack {
         WEBHOOK_ALLOW_HTTP: String(props.allowHttpWebhooks ?? false),
         WEBHOOK_ALLOWED_NETWORKS: props.webhookAllowedNetworks ?? '',
       },
-      logRetention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      logRetention,
+      metricsNamespace: 'MfaAuthorization',
     };
 
-    const fallback = new RouteFunction(this, 'Fallback', { ...fallbackRoute, resources });
+    const roles = new FunctionRoles(this, 'Roles', resources);
+    // The key ring function alone may write the secret: it gets a role of its own.
+    const keyRingRole = roles.newRole('ApiKeyRing');
+    grantAccess(keyRingRole, { table: 'write' }, resources);
+    apiKeys.grantRead(keyRingRole);
+    apiKeys.grantWrite(keyRingRole);
+    const keyRingFunction = new RouteFunction(this, 'ApiKeyRingFunction', {
+      handler: 'deploy/api-key-ring',
+      access: { table: 'write' },
+      resources,
+      role: keyRingRole,
+      memorySize: 1024,
+      // A 4096-bit RSA key takes seconds to generate on a fraction of a vCPU.
+      timeout: Duration.minutes(2),
+    });
+    const keyRingProvider = new Provider(this, 'ApiKeyRingProvider', {
+      onEventHandler: keyRingFunction,
+      logGroup: new LogGroup(this, 'ApiKeyRingProviderLogs', {
+        retention: logRetention,
+        removalPolicy: RemovalPolicy.DESTROY,
+      }),
+    });
+    const keyRing = new CustomResource(this, 'ApiKeyRingResource', {
+      serviceToken: keyRingProvider.serviceToken,
+      resourceType: 'Custom::ApiKeyRing',
+      properties: { SecretId: apiKeys.secretArn, KeyBits: String(props.apiKeyBits ?? 2048) },
+    });
+
+    const fallback = new RouteFunction(this, 'Fallback', {
+      ...fallbackRoute,
+      resources,
+      role: roles.roleFor(fallbackRoute.access),
+    });
     const api = new HttpApi(this, 'HttpApi', {
       description: 'MFA authorization service (LaunchKey / TruValidate v3 protocol)',
       defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback),
+      createDefaultStage: false,
     });
     for (const route of httpRoutes) {
       const id = routeId(route);
@@ -92,6 +158,7 @@ export class AuthorizationServiceStack extends Stack {
         handler: route.handler,
         access: route.access,
         resources,
+        role: roles.roleFor(route.access),
       });
       api.addRoutes({
         path: route.path,
@@ -100,11 +167,34 @@ export class AuthorizationServiceStack extends Stack {
       });
     }
 
-    for (const consumer of webhookConsumers) {
+    const domainName = props.customDomain
+      ? new DomainName(this, 'DomainName', {
+          domainName: props.customDomain.domainName,
+          certificate: Certificate.fromCertificateArn(this, 'Certificate', props.customDomain.certificateArn),
+        })
+      : undefined;
+    const stage = new HttpStage(this, 'Stage', {
+      httpApi: api,
+      stageName: props.stageName ?? '$default',
+      autoDeploy: true,
+      throttle: props.throttle ?? { rateLimit: 100, burstLimit: 200 },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(
+          new LogGroup(this, 'AccessLogs', { retention: logRetention, removalPolicy: RemovalPolicy.DESTROY }),
+        ),
+      },
+      ...(domainName ? { domainMapping: { domainName } } : {}),
+    });
+    // No request is served before the deployment has its keys.
+    stage.node.addDependency(keyRing);
+
+    const workers = webhookConsumers.map((consumer) => {
       const worker = new RouteFunction(this, consumerId(consumer), {
         handler: consumer.handler,
         access: consumer.access,
         resources,
+        role: roles.roleFor(consumer.access),
+        memorySize: 512,
         timeout: Duration.seconds(webhookDelivery.functionTimeoutSeconds),
       });
       worker.addEventSource(
@@ -114,13 +204,37 @@ export class AuthorizationServiceStack extends Stack {
           reportBatchItemFailures: true,
         }),
       );
-    }
+      return worker;
+    });
 
-    new CfnOutput(this, 'BaseUrl', { value: api.apiEndpoint, description: 'Base URL to give the SDKs' });
+    new Monitoring(this, 'Monitoring', {
+      api,
+      stage,
+      workers,
+      deadLetterQueue,
+      metricsNamespace: resources.metricsNamespace,
+      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+    });
+    acknowledgeFindings(this, { apiKeySecret: apiKeys, apiKeyRingProvider: keyRingProvider });
+
+    const baseUrl = domainName
+      ? `https://${props.customDomain?.domainName}`
+      : (stage.url ?? api.apiEndpoint).replace(/\/$/, '');
+    new CfnOutput(this, 'BaseUrl', { value: baseUrl, description: 'Base URL to give the SDKs' });
+    if (domainName) {
+      new CfnOutput(this, 'CustomDomainTarget', {
+        value: domainName.regionalDomainName,
+        description: 'Point a CNAME (or alias) of the custom domain here',
+      });
+    }
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'For `admin --table`' });
     new CfnOutput(this, 'ApiKeySecretArn', {
       value: apiKeys.secretArn,
       description: 'For `admin --secret-id`',
+    });
+    new CfnOutput(this, 'ApiKeyId', {
+      value: keyRing.getAttString('CurrentKeyId'),
+      description: 'The kid of the API key the deployment made or found',
     });
     new CfnOutput(this, 'WebhookQueueUrl', { value: queue.queueUrl, description: 'For `admin webhooks`' });
     new CfnOutput(this, 'WebhookDeadLetterQueueUrl', {

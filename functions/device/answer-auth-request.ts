@@ -1,6 +1,7 @@
 import { noContent } from '#shared/http/reply';
 import { answerAuthRequestBody } from '#shared/http/schemas/auth-requests';
 import { signedHandler } from '#shared/http/signed-handler';
+import { countMetric } from '#shared/metrics';
 import { answerAsDevice } from '#shared/use-cases/answer-auth-request';
 
 /** POST /device/v3/auths/{auth_request}: the user's answer, end-to-end encrypted by the device. */
@@ -15,6 +16,7 @@ export const handler = signedHandler({
       { authJwe: body.auth_jwe, auth: body.auth, authV1: body.auth_v1 },
       receivedAt,
     );
+    countMetric('AuthRequestsAnswered');
     return noContent();
   },
 });

@@ -5,6 +5,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { deadLetter, requeueEvent } from '#shared/events/redelivery';
 import { describeEvent, parseQueuedMessage } from '#shared/events/webhook-event';
 import { logger } from '#shared/log';
+import { countMetric } from '#shared/metrics';
 import { deliverWebhook } from '#shared/use-cases/deliver-webhook';
 import { retryDelaySeconds, webhookWorkerSettings } from '#shared/webhooks/settings';
 
@@ -22,6 +23,7 @@ async function handleRecord(record: SQSRecord): Promise<void> {
   if (!queued) {
     logger.error('Webhook message is not an event', { messageId: record.messageId });
     await deadLetter(record.body, 'the message is not a webhook event this service wrote');
+    countMetric('WebhooksDeadLettered');
     return;
   }
   const { event, attempt } = queued;
@@ -35,17 +37,23 @@ async function handleRecord(record: SQSRecord): Promise<void> {
   };
   switch (result.outcome) {
     case 'delivered':
+      logger.info('Webhook attempt', attemptLog);
+      countMetric('WebhooksDelivered');
+      return;
     case 'no-destination':
       logger.info('Webhook attempt', attemptLog);
       return;
     case 'dead':
       logger.error('Webhook attempt', attemptLog);
       await deadLetter(record.body, result.reason);
+      countMetric('WebhooksDeadLettered');
       return;
     case 'retry': {
+      countMetric('WebhookAttemptsFailed');
       if (attempt >= settings.maxAttempts) {
         logger.error('Webhook attempt', { ...attemptLog, next: 'dead-letter queue' });
         await deadLetter(record.body, `gave up after ${attempt} attempts: ${result.reason}`);
+        countMetric('WebhooksDeadLettered');
         return;
       }
       const delaySeconds = retryDelaySeconds(attempt, settings.retryBaseSeconds);

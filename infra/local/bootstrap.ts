@@ -1,9 +1,9 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ApiKeySize, withHashKey } from '#shared/api-keys/key-ring';
+import type { ApiKeySize } from '#shared/api-keys/key-ring';
 import { fileKeyRingStorage } from '#shared/api-keys/key-ring-storage';
 import { getOrganization } from '#shared/store/organizations';
-import { addApiKey, publishApiKeyRing } from '#shared/use-cases/api-keys';
+import { ensureApiKeyRing } from '#shared/use-cases/api-keys';
 import { createOrganization } from '#shared/use-cases/create-organization';
 
 /**
@@ -16,15 +16,8 @@ export function apiKeysFile(dataDir: string): string {
 
 /** Creates the API key ring on first start; publishes its public keys to the table on every start. */
 export async function ensureApiKeys(dataDir: string, bits: ApiKeySize): Promise<{ created: boolean }> {
-  const storage = fileKeyRingStorage(apiKeysFile(dataDir));
-  const ring = await storage.read();
-  if (!ring) {
-    await addApiKey(storage, { bits, makeCurrent: true });
-    return { created: true };
-  }
-  if (!ring.hashKey) await storage.write(withHashKey(ring));
-  await publishApiKeyRing(ring);
-  return { created: false };
+  const { created } = await ensureApiKeyRing(fileKeyRingStorage(apiKeysFile(dataDir)), bits);
+  return { created };
 }
 
 export interface DemoOrganization {

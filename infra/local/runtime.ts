@@ -61,6 +61,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       ...engineEnvironment({ ...engines, tableName: localTableName, apiKeysFile: apiKeysPath }),
       POWERTOOLS_LOG_LEVEL: options.logLevel ?? process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',
       POWERTOOLS_SERVICE_NAME: 'mfa-authorization-local',
+      // CloudWatch metrics are log lines in AWS; locally they would only clutter the output.
+      POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     });
     delete process.env.API_KEYS_SECRET_ID;
     delete process.env.AWS_PROFILE;

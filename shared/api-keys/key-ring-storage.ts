@@ -44,7 +44,7 @@ export async function secretKeyRingStorage(secretId: string): Promise<ApiKeyRing
         try {
           return parseApiKeyRingDocument(SecretString);
         } catch {
-          // A secret created empty by the stack, before the first `api-key rotate`.
+          // The placeholder the stack creates the secret with, until the ApiKeyRing custom resource writes the ring.
           return undefined;
         }
       } catch (error) {

@@ -14,8 +14,9 @@ import { keyId } from '#shared/protocol/kid';
 
 const help = `Usage: npm run app -- <command> [options]
 
-Plays the application side of an approval with the local runtime's demo organization: its key signs for the demo
-service and decrypts the device's answer. What it creates is remembered in <data dir>/demo-application.json.
+Plays the application side of an approval as an organization (the local runtime's demo organization unless --org and
+--key name another, e.g. one made with the admin CLI on a deployed stack): its key signs for the demo service and
+decrypts the device's answer. What it creates is remembered in <data dir>/demo-application.json.
 
 Commands:
   setup [--user <identifier>]
@@ -30,6 +31,8 @@ Commands:
 
 Options:
   --user <identifier>  The directory user (default: alice)
+  --org <id>           The organization to act as (with --key; default: the local demo organization)
+  --key <path>         Its private key PEM
   --base-url <url>     Service base URL (default: $BASE_URL or http://127.0.0.1:$PORT, port 8080)
   --data-dir <path>    The local runtime's data directory (default: $DATA_DIR or .data)
   --json               Print results as JSON
@@ -48,6 +51,8 @@ const { values, positionals } = parseArgs({
     wait: { type: 'string', default: '300' },
     'base-url': { type: 'string' },
     'data-dir': { type: 'string' },
+    org: { type: 'string' },
+    key: { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -68,8 +73,12 @@ interface DemoApplication {
 const [command, argument] = positionals;
 const dataDir = defaultDataDir(values['data-dir']);
 const recordPath = join(dataDir, 'demo-application.json');
-const organization = await readDemoOrganization(dataDir);
-if (!organization) usage(`No demo organization in ${dataDir}; run npm start first.`);
+if (Boolean(values.org) !== Boolean(values.key)) usage('--org and --key go together.');
+const organization =
+  values.org && values.key
+    ? { organizationId: values.org, privateKeyPath: values.key }
+    : await readDemoOrganization(dataDir);
+if (!organization) usage(`No demo organization in ${dataDir}; run npm start first, or give --org and --key.`);
 const organizationKeyPem = await readFile(organization.privateKeyPath, 'utf8');
 const client = new ApiClient({
   baseUrl: defaultBaseUrl(values['base-url']),

@@ -100,3 +100,26 @@ export function answerAuthRequest(
     ' AND contains(deviceIds, :device)',
   );
 }
+
+/**
+ * Notes that an expiry has been counted, once per request: true for the first caller only. Expiry is a time, not a
+ * write, so whoever first sees a request expired counts it.
+ */
+export async function markExpiryCounted(authId: string): Promise<boolean> {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: authRequestKey(authId),
+        UpdateExpression: 'SET expiryCounted = :counted',
+        ConditionExpression: 'attribute_not_exists(expiryCounted) AND #status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':counted': true, ':pending': 'PENDING' },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalFailure(error)) return false;
+    throw error;
+  }
+}

@@ -4,6 +4,7 @@ import {
   generateApiKey,
   withApiKey,
   withCurrentApiKey,
+  withHashKey,
 } from '#shared/api-keys/key-ring';
 import type { ApiKeyRingStorage } from '#shared/api-keys/key-ring-storage';
 import { keyId } from '#shared/protocol/kid';
@@ -70,4 +71,23 @@ export async function publishApiKeyRing(ring: ApiKeyRingDocument): Promise<void>
   }
   if (!current) throw new Error(`The API key ring names ${ring.current} as current but holds no such key`);
   await setCurrentApiPublicKey(current);
+}
+
+/**
+ * Makes sure a key ring exists in `storage` and serves: the first call creates one (an API key and the hash key), every
+ * call publishes the ring's public keys and its current key to the table. Idempotent: a deployment runs it on every
+ * stack update, the local runtime at every start.
+ */
+export async function ensureApiKeyRing(
+  storage: ApiKeyRingStorage,
+  bits: ApiKeySize,
+): Promise<{ created: boolean; current: string }> {
+  const ring = await storage.read();
+  if (!ring) {
+    const key = await addApiKey(storage, { bits, makeCurrent: true });
+    return { created: true, current: key.kid };
+  }
+  if (!ring.hashKey) await storage.write(withHashKey(ring));
+  await publishApiKeyRing(ring);
+  return { created: false, current: ring.current };
 }

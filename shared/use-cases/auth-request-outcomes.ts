@@ -3,7 +3,8 @@ import { type AuthRequest, authRequestState } from '#shared/domain/auth-request'
 import { organizationUserHash, serviceUserHash, userPushId } from '#shared/domain/user-identity';
 import { ApiError, notFound } from '#shared/errors';
 import type { Reply } from '#shared/http/reply';
-import { cancelAuthRequest as cancel, getAuthRequest } from '#shared/store/auth-requests';
+import { countMetric } from '#shared/metrics';
+import { cancelAuthRequest as cancel, getAuthRequest, markExpiryCounted } from '#shared/store/auth-requests';
 import { releasePendingSlot } from '#shared/store/users';
 
 /** The six keys both SDKs need in an answered request (sdk-compatibility §9.1), for polls and webhooks alike. */
@@ -40,12 +41,18 @@ export async function readAuthRequest(serviceId: string, authId: string, now: Da
     case 'answered':
       return { status: 200, body: authorizationResponse(auth, (await apiKeyRing()).hashKey) };
     case 'expired':
+      await countExpiry(auth.id);
       return { status: 408 };
     case 'cancelled':
       throw new ApiError('SVC-007', 'The authorization request was cancelled');
     default:
       return { status: 204 };
   }
+}
+
+/** Counts a request's expiry the first time anyone sees it (a poll, or a new request for its user). */
+export async function countExpiry(authId: string): Promise<void> {
+  if (await markExpiryCounted(authId)) countMetric('AuthRequestsExpired');
 }
 
 /** DELETE /service/v3/auths/{id}: answered is SVC-006, cancelled SVC-007, unknown or expired 404. */

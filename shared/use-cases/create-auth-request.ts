@@ -16,6 +16,7 @@ import { getAuthRequest, putAuthRequest, voidAuthRequest } from '#shared/store/a
 import { servicePolicyOf } from '#shared/store/services';
 import { claimPendingSlot, getUser } from '#shared/store/users';
 import { isoSeconds } from '#shared/time';
+import { countExpiry } from '#shared/use-cases/auth-request-outcomes';
 import { requireServiceUser, subjectService } from '#shared/use-cases/users';
 
 export interface NewAuthRequest {
@@ -110,8 +111,9 @@ export async function createAuthRequest(
   let stale: string | undefined;
   if (user.pending && slotHeld(user, nowSeconds)) {
     const holder = await getAuthRequest(user.pending.authId);
-    if (holder && authRequestState(holder, nowSeconds) === 'pending')
-      throw busy(holder, service.id, nowSeconds);
+    const holderState = holder && authRequestState(holder, nowSeconds);
+    if (holder && holderState === 'pending') throw busy(holder, service.id, nowSeconds);
+    if (holder && holderState === 'expired') await countExpiry(holder.id);
     stale = user.pending.authId;
   }
   await putAuthRequest(auth);

@@ -1,37 +1,79 @@
 import { mkdirSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { tableActions } from '#infra/route-function';
 import { httpRoutes, webhookConsumers, webhookDelivery, webhookQueue } from '#infra/routes';
-import { AuthorizationServiceStack } from '#infra/stack';
+import { AuthorizationServiceStack, type AuthorizationServiceStackProps } from '#infra/stack';
 
-let template: Template;
-
-interface FunctionResource {
-  readonly Properties: { readonly Environment?: { readonly Variables?: Record<string, string> } };
+interface Resource {
+  readonly Type: string;
+  readonly Properties: Record<string, unknown>;
 }
 
-beforeAll(() => {
+interface Statement {
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+}
+
+function synthesize(
+  props: AuthorizationServiceStackProps = {},
+  nag = false,
+): { app: App; template: Template } {
   // Template.fromStack writes cdk.out folders under TMPDIR; keep them in the project's ignored scratch folder.
   mkdirSync('.tmp', { recursive: true });
   process.env.TMPDIR = '.tmp';
   // Skip bundling: the template is otherwise identical, and `cdk synth` in CI bundles for real.
-  const app = new App({
-    context: { 'aws:cdk:bundling-stacks': [] },
-    builtinCloudFormationValidation: false,
-  });
-  template = Template.fromStack(new AuthorizationServiceStack(app, 'Test'));
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+  const stack = new AuthorizationServiceStack(app, 'Test', props);
+  if (nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { app, template: Template.fromStack(stack) };
+}
+
+let template: Template;
+let resources: Record<string, Resource>;
+
+beforeAll(() => {
+  ({ template } = synthesize());
+  resources = template.toJSON().Resources as Record<string, Resource>;
 });
 
+/** The service's own functions (not the CDK provider framework's), by logical id. */
+function serviceFunctions(): [string, Resource][] {
+  return Object.entries(resources).filter(
+    ([, resource]) =>
+      resource.Type === 'AWS::Lambda::Function' && resource.Properties.Handler === 'index.handler',
+  );
+}
+
+function environmentOf(fn: Resource): Record<string, string> {
+  return (fn.Properties.Environment as { Variables?: Record<string, string> } | undefined)?.Variables ?? {};
+}
+
+/** Every statement of the inline policies attached to a role. */
+function statementsOfRole(roleId: string): Statement[] {
+  return Object.values(resources)
+    .filter(
+      (resource) =>
+        resource.Type === 'AWS::IAM::Policy' &&
+        (resource.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleId),
+    )
+    .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+}
+
+const actionsOf = (statement: Statement) => [statement.Action].flat();
+const roleIdOf = (fn: Resource) => (fn.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+
 describe('the stack built from the route table', () => {
-  it('has one function per route and per queue consumer plus the fallback, all alike', () => {
-    const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(httpRoutes.length + webhookConsumers.length + 1);
-    for (const fn of Object.values(functions)) {
+  it('has one function per route and queue consumer, the fallback and the key ring function, all alike', () => {
+    const functions = serviceFunctions();
+    expect(functions).toHaveLength(httpRoutes.length + webhookConsumers.length + 2);
+    for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
-        Handler: 'index.handler',
+        LoggingConfig: { LogFormat: 'JSON', LogGroup: expect.anything() },
       });
     }
   });
@@ -45,40 +87,46 @@ describe('the stack built from the route table', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
   });
 
-  it('keeps the table on demand with TTL on `ttl` and point-in-time recovery', () => {
-    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
-      BillingMode: 'PAY_PER_REQUEST',
-      TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      Replicas: [
-        Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }),
-      ],
+  it('throttles the stage and logs its access', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.anyValue() },
+    });
+  });
+
+  it('keeps the table on demand, encrypted, with TTL on `ttl` and point-in-time recovery, protected by default', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        BillingMode: 'PAY_PER_REQUEST',
+        TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+        SSESpecification: Match.objectLike({ SSEEnabled: true }),
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        Replicas: [
+          Match.objectLike({
+            DeletionProtectionEnabled: true,
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          }),
+        ],
+      }),
     });
   });
 
   it('wires the webhook queue to a dead-letter queue', () => {
     template.hasResourceProperties('AWS::SQS::Queue', {
-      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: Match.anyValue() },
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: webhookQueue.maxReceiveCount },
     });
-  });
-
-  it('gives the API key secret only to functions that sign', () => {
-    const functions = template.findResources('AWS::Lambda::Function');
-    const signers = Object.values(functions as Record<string, FunctionResource>).filter(
-      (fn) => fn.Properties.Environment?.Variables?.API_KEYS_SECRET_ID,
-    );
-    // Every signed route, the webhook worker and the fallback sign; ping and the two public-key routes do not.
-    expect(signers).toHaveLength(
-      httpRoutes.filter((route) => route.access.apiKeys).length + webhookConsumers.length + 1,
-    );
   });
 
   it('feeds the webhook worker from the queue with partial batch failures, https only, public addresses only', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 10,
+      MaximumBatchingWindowInSeconds: 1,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
     template.hasResourceProperties('AWS::Lambda::Function', {
@@ -97,5 +145,86 @@ describe('the stack built from the route table', () => {
     expect(webhookQueue.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(
       webhookDelivery.functionTimeoutSeconds,
     );
+  });
+
+  it('makes the API key ring at deploy time with a custom resource, never in the template', () => {
+    template.hasResourceProperties('Custom::ApiKeyRing', {
+      SecretId: { Ref: Match.anyValue() },
+      KeyBits: '2048',
+    });
+    const json = JSON.stringify(template.toJSON());
+    expect(json).not.toMatch(/PRIVATE KEY/);
+    for (const [, fn] of serviceFunctions()) {
+      expect(Object.keys(environmentOf(fn)).filter((name) => /KEY_RING|PRIVATE/.test(name))).toEqual([]);
+    }
+  });
+
+  it('alarms on the 5xx rate, throttles, dead letters and worker errors', () => {
+    const alarms = Object.values(resources).filter((resource) => resource.Type === 'AWS::CloudWatch::Alarm');
+    expect(alarms.map((alarm) => alarm.Properties.AlarmDescription).sort()).toEqual([
+      '1 % or more of API requests answered 5xx for 15 minutes',
+      'Lambda throttled invocations in this account and region',
+      'The webhook worker failed outright (its messages come back, then go to the DLQ)',
+      'Webhook events in the dead-letter queue: `admin webhooks dead-letters` says why',
+    ]);
+  });
+});
+
+describe('least privilege', () => {
+  it('grants no wildcard action anywhere, and only the table actions the store uses', () => {
+    const statements = Object.values(resources)
+      .filter((resource) => resource.Type === 'AWS::IAM::Policy')
+      .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+    expect(statements.flatMap(actionsOf).filter((action) => action.includes('*'))).toEqual([]);
+    const tableUse = new Set(
+      statements.flatMap(actionsOf).filter((action) => action.startsWith('dynamodb:')),
+    );
+    expect([...tableUse].sort()).toEqual([...tableActions.read, ...tableActions.write].sort());
+  });
+
+  it('lets only the functions that sign read the API key secret, and only the key ring function write it', () => {
+    for (const [id, fn] of serviceFunctions()) {
+      const actions = statementsOfRole(roleIdOf(fn)).flatMap(actionsOf);
+      const signs = environmentOf(fn).API_KEYS_SECRET_ID !== undefined;
+      const keyRing = id.startsWith('ApiKeyRingFunction');
+      expect({ id, reads: actions.includes('secretsmanager:GetSecretValue') }).toEqual({
+        id,
+        reads: signs || keyRing,
+      });
+      expect({ id, writes: actions.includes('secretsmanager:PutSecretValue') }).toEqual({
+        id,
+        writes: keyRing,
+      });
+    }
+  });
+
+  it('gives a function table writes only when its route declares them', () => {
+    const writers = serviceFunctions().filter(([, fn]) =>
+      statementsOfRole(roleIdOf(fn)).flatMap(actionsOf).includes('dynamodb:PutItem'),
+    );
+    const declared = [...httpRoutes, ...webhookConsumers].filter(
+      (row) => row.access.table === 'write',
+    ).length;
+    // The fallback signs (a jti write) and the key ring function publishes public keys.
+    expect(writers).toHaveLength(declared + 2);
+  });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  it('finds nothing that is not acknowledged with a reason, with every option on', () => {
+    const { app } = synthesize(
+      {
+        alarmEmail: 'ops@example.com',
+        customDomain: {
+          domainName: 'mfa.example.com',
+          certificateArn:
+            'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555',
+        },
+        stageName: 'prod',
+        apiKeyBits: 3072,
+      },
+      true,
+    );
+    expect(() => app.synth()).not.toThrow();
   });
 });

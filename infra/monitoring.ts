@@ -1,0 +1,112 @@
+import { Duration } from 'aws-cdk-lib';
+import type { HttpApi, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  Alarm,
+  ComparisonOperator,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Alias } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+export interface MonitoringProps {
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+  readonly workers: readonly IFunction[];
+  readonly deadLetterQueue: IQueue;
+  readonly metricsNamespace: string;
+  readonly alarmEmail?: string;
+}
+
+const fiveMinutes = Duration.minutes(5);
+
+/**
+ * The alarms an operator needs: the API failing (5xx rate), Lambda throttling, webhook events piling up in the DLQ,
+ * and the webhook worker failing outright. With an e-mail address they also notify.
+ */
+export class Monitoring extends Construct {
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const requests = props.stage.metricCount({ period: fiveMinutes, statistic: 'Sum' });
+    const serverErrors = props.stage.metricServerError({ period: fiveMinutes, statistic: 'Sum' });
+    this.alarm('Api5xxRate', {
+      // Percent of requests answered 5xx, once there are enough requests for a rate to mean something.
+      metric: new MathExpression({
+        expression: 'IF(requests >= 20, 100 * errors / requests, 0)',
+        usingMetrics: { requests, errors: serverErrors },
+        period: fiveMinutes,
+        label: '5xx %',
+      }),
+      threshold: 1,
+      evaluationPeriods: 3,
+      description: '1 % or more of API requests answered 5xx for 15 minutes',
+    });
+    this.alarm('LambdaThrottles', {
+      // Lambda reports throttles per function and for the account; a stack of 60 functions alarms on the account's.
+      metric: new Metric({
+        namespace: 'AWS/Lambda',
+        metricName: 'Throttles',
+        statistic: 'Sum',
+        period: fiveMinutes,
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      description: 'Lambda throttled invocations in this account and region',
+    });
+    this.alarm('WebhookDeadLetters', {
+      metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: fiveMinutes,
+        statistic: 'Maximum',
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      description: 'Webhook events in the dead-letter queue: `admin webhooks dead-letters` says why',
+    });
+    for (const [index, worker] of props.workers.entries()) {
+      this.alarm(`WebhookWorkerErrors${index === 0 ? '' : index}`, {
+        metric: worker.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        description: 'The webhook worker failed outright (its messages come back, then go to the DLQ)',
+      });
+    }
+
+    if (props.alarmEmail) {
+      const topic = new Topic(this, 'AlarmTopic', {
+        enforceSSL: true,
+        masterKey: Alias.fromAliasName(this, 'SnsKey', 'alias/aws/sns'),
+      });
+      topic.addSubscription(new EmailSubscription(props.alarmEmail));
+      for (const alarm of this.alarms) alarm.addAlarmAction(new SnsAction(topic));
+    }
+  }
+
+  private alarm(
+    id: string,
+    options: {
+      metric: Metric | MathExpression;
+      threshold: number;
+      evaluationPeriods: number;
+      description: string;
+    },
+  ): void {
+    this.alarms.push(
+      new Alarm(this, id, {
+        metric: options.metric,
+        threshold: options.threshold,
+        evaluationPeriods: options.evaluationPeriods,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: options.description,
+      }),
+    );
+  }
+}
