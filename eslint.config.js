@@ -48,7 +48,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['shared/cli/**', 'infra/local/**', 'test/bench/**'],
+    files: ['shared/cli/**', 'infra/local/**', 'test/bench/**', 'test/load/**'],
     rules: { 'no-console': 'off' },
   },
   {

@@ -1,6 +1,6 @@
 import { notFound, serviceUnavailable } from '#shared/errors';
 import { publicHandler } from '#shared/http/public-handler';
-import { getApiPublicKey, getCurrentApiPublicKey } from '#shared/store/api-keys';
+import { apiPublicKey, currentApiPublicKey } from '#shared/use-cases/api-public-keys';
 
 /**
  * GET /public/v3/public-key[/{kid}]: the API's current public key, or an older one by kid, as raw SPKI PEM with its
@@ -8,7 +8,7 @@ import { getApiPublicKey, getCurrentApiPublicKey } from '#shared/store/api-keys'
  */
 export const handler = publicHandler(async (event) => {
   const kid = event.pathParameters?.kid;
-  const key = kid === undefined ? await getCurrentApiPublicKey() : await getApiPublicKey(kid);
+  const key = kid === undefined ? await currentApiPublicKey() : await apiPublicKey(kid);
   if (!key) {
     if (kid === undefined)
       throw serviceUnavailable('The API has no key yet; an operator must run `admin api-key rotate`');

@@ -1,6 +1,6 @@
 import { publicHandler, json } from '#shared/http/public-handler';
 import { formatLaunchKeyTime } from '#shared/protocol/legacy-credentials';
-import { getCurrentApiPublicKey } from '#shared/store/api-keys';
+import { currentApiPublicKey } from '#shared/use-cases/api-public-keys';
 import { serviceUnavailable } from '#shared/errors';
 
 /**
@@ -8,7 +8,7 @@ import { serviceUnavailable } from '#shared/errors';
  * stamp it with (`launchkey_time`, `%Y-%m-%d %H:%M:%S` UTC).
  */
 export const handler = publicHandler(async () => {
-  const key = await getCurrentApiPublicKey();
+  const key = await currentApiPublicKey();
   if (!key) throw serviceUnavailable('The API has no key yet');
   const now = formatLaunchKeyTime(new Date());
   return json(200, { key: key.publicKeyPem, launchkey_time: now, date_stamp: now });

@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { sealAnswer } from '#shared/authenticator/answer-packages';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type AnswerPackages, sealAnswer } from '#shared/authenticator/answer-packages';
 import { type Decision, type Evaluation, evaluate } from '#shared/authenticator/evaluate';
 import { rotateServicePins } from '#shared/authenticator/service-pins';
 import {
@@ -15,6 +16,10 @@ import type { SessionView } from '#shared/use-cases/sessions';
 import type { PendingAuthRequestView } from '#shared/use-cases/device-auth-requests';
 
 export type { PendingAuthRequestView } from '#shared/use-cases/device-auth-requests';
+
+/** How often an answer is sent while the service answers 5xx or cannot be reached, and the pause that grows between. */
+const answerAttempts = 4;
+const retryPauseMs = 250;
 
 export interface LinkOptions {
   readonly baseUrl: string;
@@ -123,11 +128,29 @@ export class Authenticator {
       servicePins,
       evaluation,
     });
-    await this.client.call('POST', `/device/v3/auths/${request.auth_request}`, { body: packages });
+    await this.send(`/device/v3/auths/${request.auth_request}`, packages);
     return {
       evaluation,
       state: { ...this.state, servicePins: { ...this.state.servicePins, [serviceId]: servicePins } },
     };
+  }
+
+  /**
+   * Posts an answer, resending the very same packages while the service is unavailable: the service records an
+   * answer once and takes the same one again as a success, so a retry can neither lose the answer nor change it.
+   */
+  private async send(path: string, packages: AnswerPackages): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.client.call('POST', path, { body: packages });
+        return;
+      } catch (error) {
+        const transient =
+          (error instanceof ApiRequestError && error.status >= 500) || error instanceof TypeError;
+        if (!transient || attempt >= answerAttempts) throw error;
+        await sleep(retryPauseMs * attempt);
+      }
+    }
   }
 
   async sessions(): Promise<SessionView[]> {

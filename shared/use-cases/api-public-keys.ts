@@ -1,0 +1,35 @@
+import { ApiError } from '#shared/errors';
+import { type ApiPublicKey, getApiPublicKey, getCurrentApiPublicKey } from '#shared/store/api-keys';
+
+/**
+ * The API's public keys as the public endpoints serve them, kept in the container: a kid always names the same key, so
+ * a key found by kid is kept for good. The current key is read every time, so a rotation shows at once; while the
+ * store is unavailable the last one read is served, so that clients can still verify the 503s they get meanwhile (a
+ * key that stopped being current still verifies and decrypts).
+ */
+const byKid = new Map<string, ApiPublicKey>();
+let lastCurrent: ApiPublicKey | undefined;
+
+const unavailable = (error: unknown) => error instanceof ApiError && error.status === 503;
+
+export async function currentApiPublicKey(): Promise<ApiPublicKey | undefined> {
+  try {
+    const key = await getCurrentApiPublicKey();
+    if (key) {
+      lastCurrent = key;
+      byKid.set(key.kid, key);
+    }
+    return key;
+  } catch (error) {
+    if (lastCurrent && unavailable(error)) return lastCurrent;
+    throw error;
+  }
+}
+
+export async function apiPublicKey(kid: string): Promise<ApiPublicKey | undefined> {
+  const known = byKid.get(kid);
+  if (known) return known;
+  const key = await getApiPublicKey(kid);
+  if (key) byKid.set(kid, key);
+  return key;
+}

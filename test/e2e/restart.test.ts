@@ -1,0 +1,114 @@
+import { createPrivateKey } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Authenticator, linkAuthenticator } from '#shared/authenticator/authenticator';
+import { ApiClient } from '#shared/client/api-client';
+import { openAuthorizationResponse } from '#shared/client/authorization-response';
+import { keyId } from '#shared/protocol/kid';
+import { freePort, type ServiceProcess, startServiceProcess } from '#test/support/service-process';
+import { refusal } from '#test/support/tree';
+import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver';
+
+let dataDir: string;
+let port: number;
+let running: ServiceProcess;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'mfa-restart-'));
+  port = await freePort();
+  running = await startServiceProcess(['--port', String(port), '--data-dir', dataDir]);
+});
+afterAll(async () => {
+  await running?.stop('SIGINT');
+  await receiver?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('killing the local runtime in the middle of the work', () => {
+  it('keeps what was stored: pending requests resume, expire on time, and answers still arrive', async () => {
+    const organizationPem = await readFile(running.privateKeyPath, 'utf8');
+    const organizationKey = createPrivateKey(organizationPem);
+    receiver = await startWebhookReceiver({
+      apiBaseUrl: running.baseUrl,
+      keys: new Map([[keyId(organizationKey), organizationKey]]),
+    });
+    const organization = new ApiClient({
+      baseUrl: running.baseUrl,
+      issuer: `org:${running.organizationId}`,
+      privateKeyPem: organizationPem,
+    });
+    const directoryId = (
+      await organization.call<{ id: string }>('POST', '/organization/v3/directories', {
+        body: { name: 'Kept' },
+      })
+    ).body?.id as string;
+    const sdkKey = (
+      await organization.call<{ sdk_key: string }>('POST', '/organization/v3/directory/sdk-keys', {
+        body: { directory_id: directoryId },
+      })
+    ).body?.sdk_key as string;
+    const asDirectory = { subject: `dir:${directoryId}` };
+    const serviceId = (
+      await organization.call<{ id: string }>('POST', '/directory/v3/services', {
+        ...asDirectory,
+        body: { name: 'Kept service', callback_url: receiver.url('/hooks') },
+      })
+    ).body?.id as string;
+    const devices: Record<string, Authenticator> = {};
+    for (const user of ['ann', 'ben']) {
+      const code = (
+        await organization.call<{ code: string }>('POST', '/directory/v3/devices', {
+          ...asDirectory,
+          body: { identifier: user },
+        })
+      ).body?.code as string;
+      devices[user] = new Authenticator(await linkAuthenticator({ baseUrl: running.baseUrl, sdkKey, code }));
+    }
+    const subject = `svc:${serviceId}`;
+    const ask = async (username: string, ttl: number) =>
+      (
+        await organization.call<{ auth_request: string }>('POST', '/service/v3/auths', {
+          subject,
+          body: { username, ttl },
+        })
+      ).body?.auth_request as string;
+    const expiring = await ask('ben', 30);
+    const expiresAt = Date.now() + 30_000;
+    const kept = await ask('ann', 600);
+
+    // No goodbye: the process dies as on a crash or an OOM kill, then starts again on the same port and data.
+    const killed = await running.stop('SIGKILL');
+    expect(killed.signal).toBe('SIGKILL');
+    running = await startServiceProcess(['--port', String(port), '--data-dir', dataDir]);
+    expect(running.banner).not.toContain('(created now)');
+
+    const ann = devices.ann as Authenticator;
+    expect((await organization.call('GET', `/service/v3/auths/${kept}`, { subject })).status).toBe(204);
+    const [pending] = await ann.pending();
+    expect(pending?.auth_request).toBe(kept);
+    await ann.answer(pending as NonNullable<typeof pending>, { approve: true });
+    const read = await organization.call<Parameters<typeof openAuthorizationResponse>[0]>(
+      'GET',
+      `/service/v3/auths/${kept}`,
+      { subject },
+    );
+    const keys = new Map([[keyId(organizationKey), organizationKey]]);
+    expect(await openAuthorizationResponse(read.body as NonNullable<typeof read.body>, keys)).toMatchObject({
+      type: 'AUTHORIZED',
+      auth_request: kept,
+    });
+    await receiver.waitFor((webhook) => webhook.body.auth_jwe === read.body?.auth_jwe);
+
+    // The short one still expires on time, and then ben can be asked again.
+    await sleep(Math.max(0, expiresAt - Date.now() + 1_500));
+    expect(
+      await refusal(organization.call('GET', `/service/v3/auths/${expiring}`, { subject })),
+    ).toMatchObject({ status: 408 });
+    expect(await ask('ben', 60)).not.toBe(expiring);
+    expect(receiver.rejected).toEqual([]);
+  }, 90_000);
+});

@@ -1,0 +1,198 @@
+import { createPrivateKey } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Authenticator } from '#shared/authenticator/authenticator';
+import { ApiClient } from '#shared/client/api-client';
+import { ApiRequestError } from '#shared/client/errors';
+import { keyId } from '#shared/protocol/kid';
+import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
+import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
+import { refusal } from '#test/support/tree';
+import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver';
+
+/**
+ * The store and the queue failing under real requests: the AWS SDK clients of this process are made to fail their
+ * sends (a refused connection, as when the engine is down) from a chosen call on, below the SDK's own retries and the
+ * service's mapping of transient failures, so everything above them runs as in production.
+ */
+interface Fault {
+  /** Calls still allowed to succeed before the outage begins. */
+  passes: number;
+  /** Calls to fail once it has begun; Infinity for an outage that lasts. */
+  failures: number;
+  /** Only commands whose name matches fail. */
+  only?: RegExp;
+}
+
+type Stack = { add(middleware: unknown, options: Record<string, unknown>): void };
+
+let runtime: TestRuntime;
+let scene: AuthScene;
+let alice: Authenticator;
+let receiver: WebhookReceiver;
+let storeFault: Fault | undefined;
+let queueFault: Fault | undefined;
+
+function injector(current: () => Fault | undefined) {
+  return (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
+    async (args: unknown) => {
+      const fault = current();
+      if (fault && (!fault.only || fault.only.test(context.commandName ?? ''))) {
+        if (fault.passes > 0) fault.passes--;
+        else if (fault.failures > 0) {
+          fault.failures--;
+          throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+        }
+      }
+      return next(args);
+    };
+}
+
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+  scene = await newAuthScene(runtime);
+  alice = await scene.linkDevice('alice');
+  const organizationKey = createPrivateKey(scene.organization.privateKeyPem);
+  receiver = await startWebhookReceiver({
+    apiBaseUrl: runtime.baseUrl,
+    keys: new Map([
+      [scene.serviceKey.kid, scene.serviceKey.privateKey],
+      [keyId(organizationKey), organizationKey],
+    ]),
+  });
+  await scene.organization.client.call('PATCH', '/directory/v3/services', {
+    subject: `dir:${scene.directoryId}`,
+    body: { service_id: scene.serviceId, callback_url: receiver.url('/hooks') },
+  });
+  const { dynamo } = await import('#shared/store/dynamo');
+  const { queueClient } = await import('#shared/events/queue-client');
+  const options = { step: 'finalizeRequest', priority: 'low' };
+  (dynamo.middlewareStack as unknown as Stack).add(
+    injector(() => storeFault),
+    { ...options, name: 'storeFault' },
+  );
+  (queueClient.middlewareStack as unknown as Stack).add(
+    injector(() => queueFault),
+    { ...options, name: 'queueFault' },
+  );
+});
+afterEach(() => {
+  storeFault = undefined;
+  queueFault = undefined;
+});
+afterAll(async () => {
+  await receiver?.close();
+  await runtime?.stop();
+});
+
+async function answerPending(): Promise<string> {
+  const [pending] = await alice.pending();
+  if (!pending) throw new Error('nothing pending');
+  await alice.answer(pending, { approve: true });
+  return pending.auth_request;
+}
+
+describe('a store that refuses every request', () => {
+  it.each([
+    ['create an auth request', () => scene.ask({ username: 'alice' })],
+    ['poll', () => scene.read(crypto.randomUUID())],
+    ['list directories', () => scene.organization.client.call('GET', '/organization/v3/directories')],
+    ['list on the device', () => alice.pending()],
+  ])('makes %s a 503 whose response JWT verifies', async (_, call) => {
+    storeFault = { passes: 0, failures: Number.POSITIVE_INFINITY };
+    const error = await refusal(call());
+    // The client checked the JWT before it raised the error: a 503 without one would be a ResponseVerificationError.
+    expect(error).toMatchObject({ status: 503, errorCode: 'HTTP-503' });
+    expect(String(error.errorDetail)).toBe('The store is unavailable; retry the request');
+  });
+});
+
+describe('a store that fails in the middle of creating an auth request', () => {
+  it('never blocks the user beyond what the failed attempt made: cancelling it frees them', async () => {
+    for (let passes = 0; passes < 8; passes++) {
+      storeFault = { passes, failures: Number.POSITIVE_INFINITY };
+      const outcome = await scene.ask({ username: 'alice' }).then(
+        (created) => ({ created }),
+        (error: unknown) => ({ error }),
+      );
+      storeFault = undefined;
+      if ('created' in outcome) {
+        // The outage began after the request was complete.
+        await scene.service.call('DELETE', `/service/v3/auths/${outcome.created.auth_request}`);
+        continue;
+      }
+      expect(outcome.error).toMatchObject({ status: 503 });
+      // The store is back: the user can be asked at once, or is held by the attempt's own request, which the
+      // service names and can cancel.
+      const retried = await scene.ask({ username: 'alice' }).then(
+        (created) => ({ created }),
+        (error: unknown) => ({ error }),
+      );
+      if ('error' in retried) {
+        expect(retried.error).toMatchObject({ status: 409, errorCode: 'SVC-005' });
+        const holder = (retried.error as ApiRequestError).errorData?.auth_request as string;
+        await scene.service.call('DELETE', `/service/v3/auths/${holder}`);
+        const again = await scene.ask({ username: 'alice' });
+        await scene.service.call('DELETE', `/service/v3/auths/${again.auth_request}`);
+      } else {
+        await scene.service.call('DELETE', `/service/v3/auths/${retried.created.auth_request}`);
+      }
+    }
+  });
+});
+
+describe('a queue that refuses to take an event', () => {
+  it("fails the device's answer, which the device sends again: recorded once, announced once it is queued", async () => {
+    const created = await scene.ask({ username: 'alice' });
+    // The first send fails; the authenticator resends the same packages and the second send goes through.
+    queueFault = { passes: 0, failures: 1, only: /SendMessage/ };
+    const answered = await answerPending();
+    expect(answered).toBe(created.auth_request);
+    expect(queueFault).toMatchObject({ failures: 0 });
+    const read = await scene.read(created.auth_request);
+    expect(read.status).toBe(200);
+    const webhook = await receiver.waitFor((each) => each.body.auth_jwe === read.body?.auth_jwe);
+    expect(webhook.body.type).toBe('AUTHORIZATION_RESPONSE');
+  });
+
+  it('leaves the answer recorded while the queue stays down, and the device sees a 503', async () => {
+    const created = await scene.ask({ username: 'alice' });
+    queueFault = { passes: 0, failures: Number.POSITIVE_INFINITY, only: /SendMessage/ };
+    expect(await refusal(answerPending())).toMatchObject({ status: 503, errorCode: 'HTTP-503' });
+    queueFault = undefined;
+    // Polling works without the event; the user is free again.
+    expect((await scene.read(created.auth_request)).status).toBe(200);
+    const next = await scene.ask({ username: 'alice' });
+    await scene.service.call('DELETE', `/service/v3/auths/${next.auth_request}`);
+  });
+});
+
+describe('clock skew between a client and the service', () => {
+  /** A client whose clock is `skewSeconds` off: it stamps its tokens with that error and never corrects it. */
+  function skewed(skewSeconds: number): ApiClient {
+    return new ApiClient({
+      baseUrl: runtime.baseUrl,
+      issuer: `svc:${scene.serviceId}`,
+      privateKeyPem: scene.serviceKey.privatePem,
+      fetch: async (input, init) => {
+        const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+        if (url.endsWith('/public/v3/ping')) {
+          return Response.json({ api_time: new Date(Date.now() + skewSeconds * 1000).toISOString() });
+        }
+        return fetch(input, init);
+      },
+    });
+  }
+
+  it.each([-25, 25])('is absorbed within the leeway (%i s)', async (skew) => {
+    expect((await skewed(skew).call('GET', `/service/v3/auths/${crypto.randomUUID()}`)).status).toBe(204);
+  });
+
+  it.each([-90, 90, 3600])('is refused beyond it (%i s) with AUTH-004', async (skew) => {
+    const error = await skewed(skew)
+      .call('GET', `/service/v3/auths/${crypto.randomUUID()}`)
+      .catch((caught: unknown) => caught);
+    // The service refuses the token; the skewed client may also distrust the answer's times. Either way: refused.
+    if (error instanceof ApiRequestError) expect(error).toMatchObject({ status: 401, errorCode: 'AUTH-004' });
+    else expect(error).toMatchObject({ name: 'ResponseVerificationError' });
+  });
+});

@@ -1,0 +1,293 @@
+import { createPrivateKey } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { engineClientConfig } from '#infra/local/engines';
+import { Authenticator, linkAuthenticator } from '#shared/authenticator/authenticator';
+import { ApiClient } from '#shared/client/api-client';
+import { ApiRequestError } from '#shared/client/errors';
+import { listDeadLetters } from '#shared/events/dead-letters';
+import { keyId } from '#shared/protocol/kid';
+import { freePort, startServiceProcess } from '#test/support/service-process';
+import { startWebhookReceiver } from '#test/support/webhook-receiver';
+
+export interface SoakOptions {
+  readonly seconds: number;
+  readonly users: number;
+  readonly concurrency: number;
+  /** Leave some requests unanswered to expire (each holds its user for 30 s). */
+  readonly abandon: boolean;
+}
+
+type Outcome = 'answered' | 'cancelled' | 'expired';
+
+export interface SoakReport {
+  readonly seconds: number;
+  readonly users: number;
+  readonly concurrency: number;
+  readonly flows: number;
+  readonly flowsPerSecond: number;
+  readonly requests: Readonly<Record<Outcome, number>>;
+  /** Concurrent second asks refused with SVC-005, as they must be. */
+  readonly busyRefusals: number;
+  /** Requests whose final state is not the one the run left them in. */
+  readonly wrongFinalStates: string[];
+  /** Users with more than one pending request at the end, or a slot naming a request that is not pending. */
+  readonly usersWithTwoPending: string[];
+  readonly webhooks: { readonly expected: number; readonly received: number; readonly rejected: number };
+  readonly deadLetters: number;
+  /** Resident memory of the service process, MB: after set-up, at the end, and the most seen. */
+  readonly memoryMb: { readonly start: number; readonly end: number; readonly max: number };
+  readonly errors: string[];
+  readonly ok: boolean;
+}
+
+/**
+ * The full flow with many users for a fixed time against `npm start`'s runtime in its own process, then a check of
+ * everything the run left behind: each request in exactly the final state it was driven to, no user holding two
+ * pending requests, every answer's webhook received once verified, an empty DLQ, and the runtime's memory.
+ */
+export async function soak(options: SoakOptions): Promise<SoakReport> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'mfa-soak-'));
+  const port = await freePort();
+  const service = await startServiceProcess(['--port', String(port), '--data-dir', dataDir]);
+  const organizationPem = await readFile(service.privateKeyPath, 'utf8');
+  const organizationKey = createPrivateKey(organizationPem);
+  const receiver = await startWebhookReceiver({
+    apiBaseUrl: service.baseUrl,
+    keys: new Map([[keyId(organizationKey), organizationKey]]),
+  });
+  const memory: number[] = [];
+  const sampler = setInterval(() => {
+    void residentMb(service.child.pid).then((mb) => mb && memory.push(mb));
+  }, 500);
+  const errors: string[] = [];
+  try {
+    const organization = new ApiClient({
+      baseUrl: service.baseUrl,
+      issuer: `org:${service.organizationId}`,
+      privateKeyPem: organizationPem,
+    });
+    const { subject, devices } = await scene(
+      organization,
+      service.baseUrl,
+      receiver.url('/hooks'),
+      options.users,
+    );
+    const startMemory = (await residentMb(service.child.pid)) ?? 0;
+    const outcomes = new Map<string, { user: string; outcome: Outcome; expiresAt: number }>();
+    const created = new Map<string, string[]>();
+    const idle = new Set(devices.keys());
+    const heldUntil = new Map<string, number>();
+    let busyRefusals = 0;
+    let flows = 0;
+
+    const ask = async (user: string, ttl: number) => {
+      const id = (
+        await organization.call<{ auth_request: string }>('POST', '/service/v3/auths', {
+          subject,
+          body: { username: user, ttl, context: `soak ${flows}` },
+        })
+      ).body?.auth_request as string;
+      created.set(user, [...(created.get(user) ?? []), id]);
+      return id;
+    };
+    const oneFlow = async (user: string) => {
+      const device = devices.get(user) as Authenticator;
+      const roll = Math.random();
+      if (options.abandon && roll < 0.05) {
+        const id = await ask(user, 30);
+        outcomes.set(id, { user, outcome: 'expired', expiresAt: Date.now() + 30_000 });
+        heldUntil.set(user, Date.now() + 31_000);
+        return;
+      }
+      if (roll < 0.2) {
+        const id = await ask(user, 120);
+        await organization.call('DELETE', `/service/v3/auths/${id}`, { subject });
+        outcomes.set(id, { user, outcome: 'cancelled', expiresAt: 0 });
+        return;
+      }
+      // Now and then a second request races the first: exactly one of them may win.
+      const racing = roll < 0.35;
+      const attempts = await Promise.allSettled(racing ? [ask(user, 120), ask(user, 120)] : [ask(user, 120)]);
+      const won = attempts.flatMap((attempt) => (attempt.status === 'fulfilled' ? [attempt.value] : []));
+      for (const attempt of attempts) {
+        if (attempt.status === 'rejected') {
+          if ((attempt.reason as ApiRequestError).errorCode === 'SVC-005') busyRefusals++;
+          else throw attempt.reason;
+        }
+      }
+      if (won.length !== 1)
+        throw new Error(`${won.length} of ${attempts.length} concurrent asks won for ${user}`);
+      const [pending] = await device.pending();
+      if (!pending || pending.auth_request !== won[0]) {
+        throw new Error(`the device of ${user} does not see its request`);
+      }
+      await device.answer(pending, { approve: Math.random() < 0.5 });
+      const read = await organization.call('GET', `/service/v3/auths/${pending.auth_request}`, { subject });
+      if (read.status !== 200) throw new Error(`an answered request read as ${read.status}`);
+      outcomes.set(pending.auth_request, { user, outcome: 'answered', expiresAt: 0 });
+    };
+
+    const deadline = Date.now() + options.seconds * 1000;
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: options.concurrency }, async () => {
+        while (Date.now() < deadline) {
+          const user = [...idle].find((candidate) => (heldUntil.get(candidate) ?? 0) <= Date.now());
+          if (!user) {
+            await sleep(50);
+            continue;
+          }
+          idle.delete(user);
+          try {
+            await oneFlow(user);
+            flows++;
+          } catch (error) {
+            errors.push(error instanceof Error ? error.message : String(error));
+          } finally {
+            idle.add(user);
+          }
+        }
+      }),
+    );
+    const elapsed = (Date.now() - started) / 1000;
+
+    // Let the abandoned requests expire and the webhooks drain.
+    const lastExpiry = Math.max(0, ...[...outcomes.values()].map((entry) => entry.expiresAt));
+    await sleep(Math.max(0, lastExpiry - Date.now() + 1_500));
+    const answered = [...outcomes.entries()].filter(([, entry]) => entry.outcome === 'answered');
+    const expectedWebhooks = new Set(answered.map(([id]) => id));
+    const drainDeadline = Date.now() + 30_000;
+    while (receiver.received.length < expectedWebhooks.size && Date.now() < drainDeadline) await sleep(200);
+
+    const wrongFinalStates: string[] = [];
+    // Each answered request's auth_jwe, to tell which request a webhook answers.
+    const requestOfJwe = new Map<string, string>();
+    for (const [id, entry] of outcomes) {
+      const state = await finalState(organization, subject, id, requestOfJwe);
+      if (state !== entry.outcome) wrongFinalStates.push(`${id}: ${entry.outcome} but reads ${state}`);
+    }
+    const usersWithTwoPending: string[] = [];
+    for (const [user, ids] of created) {
+      let pending = 0;
+      for (const id of ids) {
+        if ((await finalState(organization, subject, id, requestOfJwe)) === 'pending') pending++;
+      }
+      if (pending > 1) usersWithTwoPending.push(user);
+    }
+    const runtimeRecord = JSON.parse(await readFile(join(dataDir, 'runtime.json'), 'utf8')) as {
+      sqsEndpoint: string;
+      queueUrl: string;
+      deadLetterQueueUrl: string;
+    };
+    const sqs = new SQSClient(engineClientConfig(runtimeRecord.sqsEndpoint));
+    const deadLetters = await listDeadLetters(sqs, runtimeRecord).finally(() => sqs.destroy());
+    const receivedIds = new Set(
+      receiver.received.flatMap((webhook) => {
+        const id = requestOfJwe.get(String(webhook.body.auth_jwe));
+        return id ? [id] : [];
+      }),
+    );
+    const endMemory = (await residentMb(service.child.pid)) ?? 0;
+    const counts = { answered: 0, cancelled: 0, expired: 0 };
+    for (const entry of outcomes.values()) counts[entry.outcome]++;
+    const report: Omit<SoakReport, 'ok'> = {
+      seconds: options.seconds,
+      users: options.users,
+      concurrency: options.concurrency,
+      flows,
+      flowsPerSecond: Math.round((flows / elapsed) * 10) / 10,
+      requests: counts,
+      busyRefusals,
+      wrongFinalStates,
+      usersWithTwoPending,
+      webhooks: {
+        expected: expectedWebhooks.size,
+        received: [...receivedIds].filter((id) => expectedWebhooks.has(id)).length,
+        rejected: receiver.rejected.length,
+      },
+      deadLetters: deadLetters.length,
+      memoryMb: { start: startMemory, end: endMemory, max: Math.max(startMemory, endMemory, ...memory) },
+      errors,
+    };
+    return {
+      ...report,
+      ok:
+        errors.length === 0 &&
+        wrongFinalStates.length === 0 &&
+        usersWithTwoPending.length === 0 &&
+        report.webhooks.received === report.webhooks.expected &&
+        report.webhooks.rejected === 0 &&
+        deadLetters.length === 0,
+    };
+  } finally {
+    clearInterval(sampler);
+    await receiver.close();
+    await service.stop('SIGINT');
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** What GET says of a request now; an answered one's auth_jwe is noted in `requestOfJwe`. */
+async function finalState(
+  organization: ApiClient,
+  subject: string,
+  id: string,
+  requestOfJwe: Map<string, string>,
+): Promise<string> {
+  try {
+    const read = await organization.call<{ auth_jwe: string }>('GET', `/service/v3/auths/${id}`, { subject });
+    if (read.status === 200 && read.body) requestOfJwe.set(read.body.auth_jwe, id);
+    return read.status === 200 ? 'answered' : read.status === 204 ? 'pending' : `status ${read.status}`;
+  } catch (error) {
+    if (error instanceof ApiRequestError && error.status === 408) return 'expired';
+    if (error instanceof ApiRequestError && error.errorCode === 'SVC-007') return 'cancelled';
+    throw error;
+  }
+}
+
+async function residentMb(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+    return Number.isFinite(kb) ? Math.round(kb / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function scene(organization: ApiClient, baseUrl: string, callbackUrl: string, users: number) {
+  const directoryId = (
+    await organization.call<{ id: string }>('POST', '/organization/v3/directories', {
+      body: { name: 'Soak' },
+    })
+  ).body?.id as string;
+  const sdkKey = (
+    await organization.call<{ sdk_key: string }>('POST', '/organization/v3/directory/sdk-keys', {
+      body: { directory_id: directoryId },
+    })
+  ).body?.sdk_key as string;
+  const asDirectory = { subject: `dir:${directoryId}` };
+  const serviceId = (
+    await organization.call<{ id: string }>('POST', '/directory/v3/services', {
+      ...asDirectory,
+      body: { name: 'Soak service', callback_url: callbackUrl },
+    })
+  ).body?.id as string;
+  const devices = new Map<string, Authenticator>();
+  for (let index = 0; index < users; index++) {
+    const user = `user-${index}`;
+    const code = (
+      await organization.call<{ code: string }>('POST', '/directory/v3/devices', {
+        ...asDirectory,
+        body: { identifier: user },
+      })
+    ).body?.code as string;
+    devices.set(user, new Authenticator(await linkAuthenticator({ baseUrl, sdkKey, code })));
+  }
+  return { subject: `svc:${serviceId}`, devices };
+}
