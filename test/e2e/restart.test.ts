@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Authenticator, linkAuthenticator } from '#shared/authenticator/authenticator';
+import type { Authenticator } from '#shared/authenticator/authenticator';
 import { ApiClient } from '#shared/client/api-client';
 import { openAuthorizationResponse } from '#shared/client/authorization-response';
 import { keyId } from '#shared/protocol/kid';
 import { freePort, type ServiceProcess, startServiceProcess } from '#test/support/service-process';
+import { setUpTenant } from '#test/support/tenant';
 import { refusal } from '#test/support/tree';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver';
 
@@ -41,34 +42,15 @@ describe('killing the local runtime in the middle of the work', () => {
       issuer: `org:${running.organizationId}`,
       privateKeyPem: organizationPem,
     });
-    const directoryId = (
-      await organization.call<{ id: string }>('POST', '/organization/v3/directories', {
-        body: { name: 'Kept' },
-      })
-    ).body?.id as string;
-    const sdkKey = (
-      await organization.call<{ sdk_key: string }>('POST', '/organization/v3/directory/sdk-keys', {
-        body: { directory_id: directoryId },
-      })
-    ).body?.sdk_key as string;
-    const asDirectory = { subject: `dir:${directoryId}` };
-    const serviceId = (
-      await organization.call<{ id: string }>('POST', '/directory/v3/services', {
-        ...asDirectory,
-        body: { name: 'Kept service', callback_url: receiver.url('/hooks') },
-      })
-    ).body?.id as string;
-    const devices: Record<string, Authenticator> = {};
-    for (const user of ['ann', 'ben']) {
-      const code = (
-        await organization.call<{ code: string }>('POST', '/directory/v3/devices', {
-          ...asDirectory,
-          body: { identifier: user },
-        })
-      ).body?.code as string;
-      devices[user] = new Authenticator(await linkAuthenticator({ baseUrl: running.baseUrl, sdkKey, code }));
-    }
-    const subject = `svc:${serviceId}`;
+    const tenant = await setUpTenant(organization, running.baseUrl, {
+      name: 'Kept',
+      callbackUrl: receiver.url('/hooks'),
+    });
+    const devices: Record<string, Authenticator> = {
+      ann: await tenant.linkUser('ann'),
+      ben: await tenant.linkUser('ben'),
+    };
+    const { subject } = tenant;
     const ask = async (username: string, ttl: number) =>
       (
         await organization.call<{ auth_request: string }>('POST', '/service/v3/auths', {

@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { engineClientConfig } from '#infra/local/engines';
-import { Authenticator, linkAuthenticator } from '#shared/authenticator/authenticator';
+import type { Authenticator } from '#shared/authenticator/authenticator';
 import { ApiClient } from '#shared/client/api-client';
 import { ApiRequestError } from '#shared/client/errors';
 import { listDeadLetters } from '#shared/events/dead-letters';
 import { keyId } from '#shared/protocol/kid';
 import { freePort, startServiceProcess } from '#test/support/service-process';
+import { setUpTenant } from '#test/support/tenant';
 import { startWebhookReceiver } from '#test/support/webhook-receiver';
 
 export interface SoakOptions {
@@ -261,33 +262,11 @@ async function residentMb(pid: number | undefined): Promise<number | undefined> 
 }
 
 async function scene(organization: ApiClient, baseUrl: string, callbackUrl: string, users: number) {
-  const directoryId = (
-    await organization.call<{ id: string }>('POST', '/organization/v3/directories', {
-      body: { name: 'Soak' },
-    })
-  ).body?.id as string;
-  const sdkKey = (
-    await organization.call<{ sdk_key: string }>('POST', '/organization/v3/directory/sdk-keys', {
-      body: { directory_id: directoryId },
-    })
-  ).body?.sdk_key as string;
-  const asDirectory = { subject: `dir:${directoryId}` };
-  const serviceId = (
-    await organization.call<{ id: string }>('POST', '/directory/v3/services', {
-      ...asDirectory,
-      body: { name: 'Soak service', callback_url: callbackUrl },
-    })
-  ).body?.id as string;
+  const tenant = await setUpTenant(organization, baseUrl, { name: 'Soak', callbackUrl });
   const devices = new Map<string, Authenticator>();
   for (let index = 0; index < users; index++) {
     const user = `user-${index}`;
-    const code = (
-      await organization.call<{ code: string }>('POST', '/directory/v3/devices', {
-        ...asDirectory,
-        body: { identifier: user },
-      })
-    ).body?.code as string;
-    devices.set(user, new Authenticator(await linkAuthenticator({ baseUrl, sdkKey, code })));
+    devices.set(user, await tenant.linkUser(user));
   }
-  return { subject: `svc:${serviceId}`, devices };
+  return { subject: tenant.subject, devices };
 }
