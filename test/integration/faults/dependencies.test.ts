@@ -107,35 +107,40 @@ describe('a store that refuses every request', () => {
 });
 
 describe('a store that fails in the middle of creating an auth request', () => {
+  /** One attempt to ask alice, as data: the request it made or names as holding her, or the refusal. */
+  async function attempt(): Promise<{ status: number; errorCode?: string; authRequest?: string }> {
+    return scene.ask({ username: 'alice' }).then(
+      (created) => ({ status: 200, authRequest: created.auth_request }),
+      (error: unknown) => {
+        if (!(error instanceof ApiRequestError)) throw error;
+        const holder = error.errorData?.auth_request;
+        return {
+          status: error.status,
+          errorCode: error.errorCode,
+          ...(typeof holder === 'string' ? { authRequest: holder } : {}),
+        };
+      },
+    );
+  }
+
   it('never blocks the user beyond what the failed attempt made: cancelling it frees them', async () => {
     for (let passes = 0; passes < 8; passes++) {
       storeFault = { passes, failures: Number.POSITIVE_INFINITY };
-      const outcome = await scene.ask({ username: 'alice' }).then(
-        (created) => ({ created }),
-        (error: unknown) => ({ error }),
-      );
+      const first = await attempt();
       storeFault = undefined;
-      if ('created' in outcome) {
-        // The outage began after the request was complete.
-        await scene.service.call('DELETE', `/service/v3/auths/${outcome.created.auth_request}`);
-        continue;
-      }
-      expect(outcome.error).toMatchObject({ status: 503 });
+      // Either the outage began after the request was complete, or the attempt failed with a 503.
+      expect([200, 503]).toContain(first.status);
+      if (first.authRequest) await scene.service.call('DELETE', `/service/v3/auths/${first.authRequest}`);
       // The store is back: the user can be asked at once, or is held by the attempt's own request, which the
       // service names and can cancel.
-      const retried = await scene.ask({ username: 'alice' }).then(
-        (created) => ({ created }),
-        (error: unknown) => ({ error }),
-      );
-      if ('error' in retried) {
-        expect(retried.error).toMatchObject({ status: 409, errorCode: 'SVC-005' });
-        const holder = (retried.error as ApiRequestError).errorData?.auth_request as string;
-        await scene.service.call('DELETE', `/service/v3/auths/${holder}`);
-        const again = await scene.ask({ username: 'alice' });
-        await scene.service.call('DELETE', `/service/v3/auths/${again.auth_request}`);
-      } else {
-        await scene.service.call('DELETE', `/service/v3/auths/${retried.created.auth_request}`);
-      }
+      const retried = await attempt();
+      expect([
+        { status: 200, errorCode: undefined },
+        { status: 409, errorCode: 'SVC-005' },
+      ]).toContainEqual({ status: retried.status, errorCode: retried.errorCode });
+      await scene.service.call('DELETE', `/service/v3/auths/${retried.authRequest}`);
+      const again = await scene.ask({ username: 'alice' });
+      await scene.service.call('DELETE', `/service/v3/auths/${again.auth_request}`);
     }
   });
 });
@@ -192,7 +197,8 @@ describe('clock skew between a client and the service', () => {
       .call('GET', `/service/v3/auths/${crypto.randomUUID()}`)
       .catch((caught: unknown) => caught);
     // The service refuses the token; the skewed client may also distrust the answer's times. Either way: refused.
-    if (error instanceof ApiRequestError) expect(error).toMatchObject({ status: 401, errorCode: 'AUTH-004' });
-    else expect(error).toMatchObject({ name: 'ResponseVerificationError' });
+    const refused =
+      error instanceof ApiRequestError ? `${error.status} ${error.errorCode}` : (error as Error).name;
+    expect(['401 AUTH-004', 'ResponseVerificationError']).toContain(refused);
   });
 });
