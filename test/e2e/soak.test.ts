@@ -15,4 +15,20 @@ describe('a short soak (npm run soak runs the long one)', () => {
     expect(report.busyRefusals).toBeGreaterThan(0);
     expect(report.webhooks.received).toBe(report.webhooks.expected);
   }, 120_000);
+
+  it('survives a kill in the middle: the cut-short flows settle, the rest finish, their webhooks arrive', async () => {
+    const report = await soak({ seconds: 12, users: 8, concurrency: 4, abandon: false, restartAt: 5 });
+    expect(report).toMatchObject({
+      errors: [],
+      wrongFinalStates: [],
+      usersWithTwoPending: [],
+      deadLetters: 0,
+    });
+    expect(report.downtimeMs).toBeGreaterThan(0);
+    // Flows ran after the restart, and their answers' webhooks arrived.
+    expect(report.flows).toBeGreaterThan(10);
+    expect(report.webhooks.expected).toBeGreaterThan(0);
+    expect(report.webhooks.received).toBe(report.webhooks.expected);
+    expect(report.ok).toBe(true);
+  }, 120_000);
 });

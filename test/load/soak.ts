@@ -10,7 +10,7 @@ import { ApiClient } from '#shared/client/api-client';
 import { ApiRequestError } from '#shared/client/errors';
 import { listDeadLetters } from '#shared/events/dead-letters';
 import { keyId } from '#shared/protocol/kid';
-import { freePort, startServiceProcess } from '#test/support/service-process';
+import { startRestartableService } from '#test/load/restartable-service';
 import { setUpTenant } from '#test/support/tenant';
 import { startWebhookReceiver } from '#test/support/webhook-receiver';
 
@@ -20,6 +20,8 @@ export interface SoakOptions {
   readonly concurrency: number;
   /** Leave some requests unanswered to expire (each holds its user for 30 s). */
   readonly abandon: boolean;
+  /** Seconds into the run at which to kill the runtime (SIGKILL) and start it again on the same data. */
+  readonly restartAt?: number;
 }
 
 type Outcome = 'answered' | 'cancelled' | 'expired';
@@ -33,13 +35,28 @@ export interface SoakReport {
   readonly requests: Readonly<Record<Outcome, number>>;
   /** Concurrent second asks refused with SVC-005, as they must be. */
   readonly busyRefusals: number;
+  /** Flows the restart cut short; their users' requests were then read, and cancelled if still pending. */
+  readonly interruptedFlows: number;
+  /** How long the runtime was down, ms; 0 without a restart. */
+  readonly downtimeMs: number;
   /** Requests whose final state is not the one the run left them in. */
   readonly wrongFinalStates: string[];
   /** Users with more than one pending request at the end, or a slot naming a request that is not pending. */
   readonly usersWithTwoPending: string[];
-  readonly webhooks: { readonly expected: number; readonly received: number; readonly rejected: number };
+  readonly webhooks: {
+    readonly expected: number;
+    readonly received: number;
+    readonly rejected: number;
+    /**
+     * Answers given from 2 s before the kill until the runtime was back, or in a flow it cut short: the local queue
+     * lives in memory, so events still in it at a kill are gone (SQS keeps them). Not counted in `expected`.
+     */
+    readonly excusedByRestart: number;
+    /** Of those, how many arrived all the same. */
+    readonly excusedButReceived: number;
+  };
   readonly deadLetters: number;
-  /** Resident memory of the service process, MB: after set-up, at the end, and the most seen. */
+  /** Resident memory of the service process (the restarted one at the end), MB: after set-up, at the end, the most. */
   readonly memoryMb: { readonly start: number; readonly end: number; readonly max: number };
   readonly errors: string[];
   readonly ok: boolean;
@@ -52,9 +69,8 @@ export interface SoakReport {
  */
 export async function soak(options: SoakOptions): Promise<SoakReport> {
   const dataDir = await mkdtemp(join(tmpdir(), 'mfa-soak-'));
-  const port = await freePort();
-  const service = await startServiceProcess(['--port', String(port), '--data-dir', dataDir]);
-  const organizationPem = await readFile(service.privateKeyPath, 'utf8');
+  const service = await startRestartableService(dataDir);
+  const organizationPem = await readFile(service.current.privateKeyPath, 'utf8');
   const organizationKey = createPrivateKey(organizationPem);
   const receiver = await startWebhookReceiver({
     apiBaseUrl: service.baseUrl,
@@ -62,13 +78,13 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
   });
   const memory: number[] = [];
   const sampler = setInterval(() => {
-    void residentMb(service.child.pid).then((mb) => mb && memory.push(mb));
+    void residentMb(service.current.child.pid).then((mb) => mb && memory.push(mb));
   }, 500);
   const errors: string[] = [];
   try {
     const organization = new ApiClient({
       baseUrl: service.baseUrl,
-      issuer: `org:${service.organizationId}`,
+      issuer: `org:${service.current.organizationId}`,
       privateKeyPem: organizationPem,
     });
     const { subject, devices } = await scene(
@@ -77,13 +93,17 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
       receiver.url('/hooks'),
       options.users,
     );
-    const startMemory = (await residentMb(service.child.pid)) ?? 0;
-    const outcomes = new Map<string, { user: string; outcome: Outcome; expiresAt: number }>();
+    const startMemory = (await residentMb(service.current.child.pid)) ?? 0;
+    const outcomes = new Map<
+      string,
+      { user: string; outcome: Outcome; expiresAt: number; answeredAt?: number; interrupted?: boolean }
+    >();
     const created = new Map<string, string[]>();
     const idle = new Set(devices.keys());
     const heldUntil = new Map<string, number>();
     let busyRefusals = 0;
     let flows = 0;
+    let interruptedFlows = 0;
 
     const ask = async (user: string, ttl: number) => {
       const id = (
@@ -129,11 +149,34 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
       await device.answer(pending, { approve: Math.random() < 0.5 });
       const read = await organization.call('GET', `/service/v3/auths/${pending.auth_request}`, { subject });
       if (read.status !== 200) throw new Error(`an answered request read as ${read.status}`);
-      outcomes.set(pending.auth_request, { user, outcome: 'answered', expiresAt: 0 });
+      outcomes.set(pending.auth_request, { user, outcome: 'answered', expiresAt: 0, answeredAt: Date.now() });
+    };
+    // After a flow the kill cut short: whatever it left pending is cancelled (as an application would on its
+    // next attempt), and whatever it finished is what the store says.
+    const settleInterrupted = async (user: string) => {
+      await service.ready;
+      for (const pending of await (devices.get(user) as Authenticator).pending()) {
+        if (!created.get(user)?.includes(pending.auth_request)) {
+          created.set(user, [...(created.get(user) ?? []), pending.auth_request]);
+        }
+        await organization.call('DELETE', `/service/v3/auths/${pending.auth_request}`, { subject });
+        outcomes.set(pending.auth_request, { user, outcome: 'cancelled', expiresAt: 0, interrupted: true });
+      }
+      for (const id of created.get(user) ?? []) {
+        if (outcomes.has(id)) continue;
+        const state = await finalState(organization, subject, id, new Map());
+        if (state !== 'answered' && state !== 'cancelled')
+          throw new Error(`${id} reads ${state} after a restart`);
+        outcomes.set(id, { user, outcome: state, expiresAt: 0, interrupted: true });
+      }
     };
 
     const deadline = Date.now() + options.seconds * 1000;
     const started = Date.now();
+    const restart =
+      options.restartAt === undefined
+        ? undefined
+        : setTimeout(() => void service.killAndRestart(), options.restartAt * 1000);
     await Promise.all(
       Array.from({ length: options.concurrency }, async () => {
         while (Date.now() < deadline) {
@@ -143,24 +186,39 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
             continue;
           }
           idle.delete(user);
+          await service.ready;
+          const epoch = service.epoch;
           try {
             await oneFlow(user);
             flows++;
           } catch (error) {
-            errors.push(error instanceof Error ? error.message : String(error));
+            if (epoch === service.epoch) errors.push(error instanceof Error ? error.message : String(error));
+            else {
+              interruptedFlows++;
+              await settleInterrupted(user).catch((settling: unknown) =>
+                errors.push(settling instanceof Error ? settling.message : String(settling)),
+              );
+            }
           } finally {
             idle.add(user);
           }
         }
       }),
     );
+    clearTimeout(restart);
+    await service.ready;
     const elapsed = (Date.now() - started) / 1000;
 
     // Let the abandoned requests expire and the webhooks drain.
     const lastExpiry = Math.max(0, ...[...outcomes.values()].map((entry) => entry.expiresAt));
     await sleep(Math.max(0, lastExpiry - Date.now() + 1_500));
     const answered = [...outcomes.entries()].filter(([, entry]) => entry.outcome === 'answered');
-    const expectedWebhooks = new Set(answered.map(([id]) => id));
+    const excused = (entry: { answeredAt?: number; interrupted?: boolean }) =>
+      entry.interrupted === true ||
+      (service.killedAt > 0 &&
+        (entry.answeredAt ?? 0) >= service.killedAt - 2_000 &&
+        (entry.answeredAt ?? 0) <= service.restartedAt);
+    const expectedWebhooks = new Set(answered.filter(([, entry]) => !excused(entry)).map(([id]) => id));
     const drainDeadline = Date.now() + 30_000;
     while (receiver.received.length < expectedWebhooks.size && Date.now() < drainDeadline) await sleep(200);
 
@@ -192,7 +250,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
         return id ? [id] : [];
       }),
     );
-    const endMemory = (await residentMb(service.child.pid)) ?? 0;
+    const endMemory = (await residentMb(service.current.child.pid)) ?? 0;
     const counts = { answered: 0, cancelled: 0, expired: 0 };
     for (const entry of outcomes.values()) counts[entry.outcome]++;
     const report: Omit<SoakReport, 'ok'> = {
@@ -203,12 +261,17 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
       flowsPerSecond: Math.round((flows / elapsed) * 10) / 10,
       requests: counts,
       busyRefusals,
+      interruptedFlows,
+      downtimeMs: service.restartedAt - service.killedAt,
       wrongFinalStates,
       usersWithTwoPending,
       webhooks: {
         expected: expectedWebhooks.size,
         received: [...receivedIds].filter((id) => expectedWebhooks.has(id)).length,
         rejected: receiver.rejected.length,
+        excusedByRestart: answered.length - expectedWebhooks.size,
+        excusedButReceived: answered.filter(([id]) => !expectedWebhooks.has(id) && receivedIds.has(id))
+          .length,
       },
       deadLetters: deadLetters.length,
       memoryMb: { start: startMemory, end: endMemory, max: Math.max(startMemory, endMemory, ...memory) },
@@ -227,7 +290,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
   } finally {
     clearInterval(sampler);
     await receiver.close();
-    await service.stop('SIGINT');
+    await service.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }
