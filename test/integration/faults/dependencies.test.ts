@@ -21,7 +21,19 @@ interface Fault {
   failures: number;
   /** Only commands whose name matches fail. */
   only?: RegExp;
+  /** How each call fails: the engine refuses the connection (the default), or the SDK gives up waiting for it. */
+  as?: 'refused' | 'timed out';
 }
+
+const failures = {
+  refused: () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+  // What the SDK's HTTP handler throws when requestTimeout passes without an answer.
+  'timed out': () =>
+    Object.assign(new Error('Connection timed out after 3000 ms'), {
+      name: 'TimeoutError',
+      code: 'ETIMEDOUT',
+    }),
+};
 
 type Stack = { add(middleware: unknown, options: Record<string, unknown>): void };
 
@@ -40,7 +52,7 @@ function injector(current: () => Fault | undefined) {
         if (fault.passes > 0) fault.passes--;
         else if (fault.failures > 0) {
           fault.failures--;
-          throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+          throw failures[fault.as ?? 'refused']();
         }
       }
       return next(args);
@@ -91,14 +103,14 @@ async function answerPending(): Promise<string> {
   return pending.auth_request;
 }
 
-describe('a store that refuses every request', () => {
+describe.each(['refused', 'timed out'] as const)('a store whose every request is %s', (as) => {
   it.each([
     ['create an auth request', () => scene.ask({ username: 'alice' })],
     ['poll', () => scene.read(crypto.randomUUID())],
     ['list directories', () => scene.organization.client.call('GET', '/organization/v3/directories')],
     ['list on the device', () => alice.pending()],
   ])('makes %s a 503 whose response JWT verifies', async (_, call) => {
-    storeFault = { passes: 0, failures: Number.POSITIVE_INFINITY };
+    storeFault = { passes: 0, failures: Number.POSITIVE_INFINITY, as };
     const error = await refusal(call());
     // The client checked the JWT before it raised the error: a 503 without one would be a ResponseVerificationError.
     expect(error).toMatchObject({ status: 503, errorCode: 'HTTP-503' });
