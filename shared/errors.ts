@@ -1,3 +1,5 @@
+import { clip, maxDetailLength } from '#shared/echo';
+
 /**
  * The error catalogue. Codes the LaunchKey SDKs know (sdk-compatibility §5.2) keep their meaning and travel on 400 or
  * 409, the only statuses whose bodies the Java SDK reads. `AUTH-*` codes name why a signed request was refused (401);
@@ -51,19 +53,25 @@ export interface ApiErrorOptions {
   readonly cause?: unknown;
 }
 
-/** An error the caller is meant to see: its code, its status, a detail that names what was wrong. */
+/**
+ * An error the caller is meant to see: its code, its status, a detail that names what was wrong. The detail is capped
+ * so that no refusal, whatever it quotes, is larger than a few hundred characters.
+ */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   readonly status: number;
+  readonly detail: string;
   readonly data: Readonly<Record<string, unknown>> | undefined;
 
   constructor(
     readonly code: ErrorCode,
-    readonly detail: string,
+    detail: string,
     options: ApiErrorOptions = {},
   ) {
-    super(`${code}: ${detail}`, { cause: options.cause });
+    const capped = clip(detail, maxDetailLength);
+    super(`${code}: ${capped}`, { cause: options.cause });
     this.status = errorStatus[code];
+    this.detail = capped;
     this.data = options.data;
   }
 }

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { invalidArgument } from '#shared/errors';
-import { rawBody } from '#shared/http/event';
-import { describeIssues } from '#shared/http/middlewares/decrypt-body';
+import { acceptedBody } from '#shared/http/event';
 import { json, publicHandler } from '#shared/http/public-handler';
+import { describeIssues } from '#shared/http/schemas/describe-issues';
 import { linkDeviceBody } from '#shared/http/schemas/devices';
 import { linkDevice } from '#shared/use-cases/link-device';
 
@@ -11,17 +11,24 @@ import { linkDevice } from '#shared/use-cases/link-device';
  * no key registered yet, so the request is plain JSON (over TLS); every later request of the device is signed by it.
  */
 export const handler = publicHandler(async (event) => {
+  const body = acceptedBody(event);
   let value: unknown;
   try {
-    value = JSON.parse(rawBody(event)?.toString('utf8') ?? '');
+    value = JSON.parse(body?.toString('utf8') ?? '');
   } catch {
     throw invalidArgument('body: must be JSON');
   }
   const parsed = v.safeParse(linkDeviceBody, value);
   if (!parsed.success) throw invalidArgument(describeIssues(parsed.issues));
-  const body = parsed.output;
+  const input = parsed.output;
   const linked = await linkDevice(
-    { sdkKey: body.sdk_key, code: body.code, publicKey: body.public_key, name: body.name, type: body.type },
+    {
+      sdkKey: input.sdk_key,
+      code: input.code,
+      publicKey: input.public_key,
+      name: input.name,
+      type: input.type,
+    },
     new Date(),
   );
   return json(201, linked);

@@ -1,3 +1,4 @@
+import { clip, idEchoLength, quote } from '#shared/echo';
 import { ApiError, notFound } from '#shared/errors';
 import type { HttpEvent } from '#shared/http/event';
 import { publicHandler } from '#shared/http/public-handler';
@@ -18,7 +19,9 @@ const unknownSignedRoute = signedHandler({
 });
 
 const unknownPublicRoute = publicHandler(async (event) => {
-  throw notFound(`No route for ${event.requestContext.http.method} ${event.rawPath}`);
+  throw notFound(
+    `No route for ${clip(event.requestContext.http.method)} ${quote(event.rawPath, idEchoLength)}`,
+  );
 });
 
 export const handler = (event: HttpEvent, context: Parameters<typeof unknownSignedRoute>[1]) =>

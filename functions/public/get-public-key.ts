@@ -1,3 +1,4 @@
+import { idEchoLength, quote } from '#shared/echo';
 import { notFound, serviceUnavailable } from '#shared/errors';
 import { publicHandler } from '#shared/http/public-handler';
 import { apiPublicKey, currentApiPublicKey } from '#shared/use-cases/api-public-keys';
@@ -12,7 +13,7 @@ export const handler = publicHandler(async (event) => {
   if (!key) {
     if (kid === undefined)
       throw serviceUnavailable('The API has no key yet; an operator must run `admin api-key rotate`');
-    throw notFound(`The API has no key ${kid}`);
+    throw notFound(`The API has no key ${quote(kid, idEchoLength)}`);
   }
   return {
     status: 200,

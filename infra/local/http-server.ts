@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { lambdaContext } from '#infra/local/lambda-context';
 import { fallbackRoute, type HttpRoute, httpRoutes, routeId } from '#infra/routes';
-import type { HttpEvent } from '#shared/http/event';
+import { type HttpEvent, maxRequestBodyBytes } from '#shared/http/event';
 
 export type HttpFunction = (event: HttpEvent, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -15,8 +15,6 @@ export interface LoadedRoute {
   readonly handler: HttpFunction;
 }
 
-/** Lambda's synchronous invocation limit: API Gateway refuses larger requests with 413. */
-const maxRequestBytes = 6 * 1024 * 1024;
 const functionTimeoutMs = 10_000;
 /** HTTP APIs pass these bodies as text and base64-encode everything else. */
 const textContentType = /^(text\/|application\/(json|xml|javascript)|[^;]*\+(json|xml))/i;
@@ -55,7 +53,10 @@ export async function loadRoutes(): Promise<{ routes: LoadedRoute[]; fallback: H
   return { routes, fallback: await handlerOf(fallbackRoute.handler) };
 }
 
-/** The route a request goes to, as API Gateway picks it, with its path parameters decoded. */
+/**
+ * The route a request goes to, as API Gateway picks it, with its path parameters decoded. A parameter that is not
+ * valid percent-encoding is handed over as it arrived, for the handler to refuse like any other unknown id.
+ */
 export function matchRoute(
   routes: readonly LoadedRoute[],
   method: string,
@@ -67,11 +68,19 @@ export function matchRoute(
     if (!match) continue;
     const parameters: Record<string, string> = {};
     loaded.parameterNames.forEach((name, index) => {
-      parameters[name] = decodeURIComponent(match[index + 1] ?? '');
+      parameters[name] = decodedParameter(match[index + 1] ?? '');
     });
     return { loaded, parameters };
   }
   return undefined;
+}
+
+function decodedParameter(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
 
 /** An HTTP server that does what API Gateway does in front of the route table's functions. */
@@ -104,7 +113,13 @@ async function serve(
   fallback: HttpFunction,
 ): Promise<void> {
   const body = await readBody(request);
-  if (body === undefined) return respond(response, 413, { message: 'Request Entity Too Large' });
+  if (body === undefined) {
+    // The gateway's refusal, in the shape of every other error of this API.
+    return respond(response, 413, {
+      error_code: 'HTTP-413',
+      error_detail: `The request body is larger than ${maxRequestBodyBytes} bytes`,
+    });
+  }
   const url = request.url ?? '/';
   const queryAt = url.indexOf('?');
   const rawPath = queryAt === -1 ? url : url.slice(0, queryAt);
@@ -210,7 +225,7 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
     let tooLarge = false;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxRequestBytes) tooLarge = true;
+      if (size > maxRequestBodyBytes) tooLarge = true;
       else chunks.push(chunk);
     });
     request.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks)));

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { ApiError } from '#shared/errors';
 import type { HttpRequestBinding } from '#shared/protocol/request-jwt';
 
 export type HttpEvent = APIGatewayProxyEventV2;
@@ -7,6 +8,12 @@ export type HttpEvent = APIGatewayProxyEventV2;
 export function header(event: HttpEvent, name: string): string | undefined {
   return event.headers?.[name];
 }
+
+/**
+ * The largest request body any endpoint accepts: Lambda's synchronous invocation payload limit, above which API
+ * Gateway refuses a request before a function sees it.
+ */
+export const maxRequestBodyBytes = 6 * 1024 * 1024;
 
 /** The body exactly as the client sent it, since the signed hash covers these bytes; undefined when there is none. */
 export function rawBody(event: HttpEvent): Buffer | undefined {
@@ -23,6 +30,18 @@ export function publicBaseUrl(event: HttpEvent): string {
   if (configured) return configured.replace(/\/+$/, '');
   const scheme = header(event, 'x-forwarded-proto') ?? 'https';
   return `${scheme}://${header(event, 'host') ?? event.requestContext.domainName}`;
+}
+
+/**
+ * The body of a request an endpoint reads, refused with HTTP-413 when it is larger than the gateway passes on: such a
+ * body can only reach a function that is invoked some other way, and it gets the answer a client would.
+ */
+export function acceptedBody(event: HttpEvent): Buffer | undefined {
+  const body = rawBody(event);
+  if (body && body.length > maxRequestBodyBytes) {
+    throw new ApiError('HTTP-413', `The request body is larger than ${maxRequestBodyBytes} bytes`);
+  }
+  return body;
 }
 
 export function requestBinding(event: HttpEvent): HttpRequestBinding {

@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
+import { clip, echoValue, idEchoLength } from '#shared/echo';
 import { ProtocolRejection } from '#shared/protocol/rejection';
 
 /** PY's pinned pyjwkest only knows RSA-OAEP; the Java SDK sends RSA-OAEP-256. RSA1_5 is never accepted. */
@@ -65,16 +66,20 @@ export async function decryptJson(jwe: string, resolveKey: DecryptionKeyResolver
     throw new ProtocolRejection('malformed', 'the JWE protected header does not decode', { cause });
   }
   if (!keyManagementAlgorithms.includes(header.alg as KeyManagementAlgorithm)) {
-    throw new ProtocolRejection('malformed', `JWE alg ${String(header.alg)} is not accepted`);
+    throw new ProtocolRejection('malformed', `JWE alg ${echoValue(header.alg)} is not accepted`);
   }
   if (header.enc !== contentEncryptionAlgorithm) {
-    throw new ProtocolRejection('malformed', `JWE enc ${String(header.enc)} is not accepted`);
+    throw new ProtocolRejection('malformed', `JWE enc ${echoValue(header.enc)} is not accepted`);
   }
   if (header.kid !== undefined && typeof header.kid !== 'string') {
     throw new ProtocolRejection('malformed', 'the JWE kid is not a string');
   }
   const key = await resolveKey(header.kid);
-  if (!key) throw new ProtocolRejection('unknown-key', `no key with kid ${header.kid ?? '(none)'}`);
+  if (!key)
+    throw new ProtocolRejection(
+      'unknown-key',
+      `no key with kid ${header.kid === undefined ? '(none)' : clip(header.kid, idEchoLength)}`,
+    );
   let plaintext: Uint8Array;
   try {
     ({ plaintext } = await compactDecrypt(jwe, key, {

@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { timingSafeEqual } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import { echoValue } from '#shared/echo';
 import { contentHash, type HashFunction, isHashFunction } from '#shared/protocol/content-hash';
 import { ProtocolRejection } from '#shared/protocol/rejection';
 
@@ -76,7 +77,7 @@ export function decodeUnverified(token: string): { header: Record<string, unknow
 /** Only RS256/384/512 with a kid: `none`, HMAC and everything else are refused before any key is looked up. */
 export function acceptedHeader(header: Record<string, unknown>): JwsHeader {
   if (!signatureAlgorithms.includes(header.alg as SignatureAlgorithm)) {
-    throw new ProtocolRejection('signature', `JWS alg ${String(header.alg)} is not accepted`);
+    throw new ProtocolRejection('signature', `JWS alg ${echoValue(header.alg)} is not accepted`);
   }
   if (typeof header.kid !== 'string' || header.kid.length === 0) {
     throw new ProtocolRejection('malformed', 'the token header has no kid');
@@ -162,10 +163,7 @@ export function checkBodyHash(claim: Record<string, unknown>, body: Uint8Array |
     throw new ProtocolRejection('binding', 'hash and func are required when there is a body');
   }
   if (!isHashFunction(func))
-    throw new ProtocolRejection(
-      'binding',
-      `unknown hash function ${typeof func === 'string' ? func : JSON.stringify(func)}`,
-    );
+    throw new ProtocolRejection('binding', `unknown hash function ${echoValue(func)}`);
   if (typeof hash !== 'string' || !constantTimeEqual(hash.toLowerCase(), contentHash(func, body))) {
     throw new ProtocolRejection('binding', 'the body hash does not match');
   }

@@ -1,4 +1,5 @@
 import type { JWTPayload } from 'jose';
+import { clip, echoValue, idEchoLength } from '#shared/echo';
 import type { HashFunction } from '#shared/protocol/content-hash';
 import {
   bodyHashClaims,
@@ -73,13 +74,13 @@ export async function verifyRequestJwt(
   if (request.meth !== binding.method.toUpperCase()) {
     throw new ProtocolRejection(
       'binding',
-      `request.meth ${String(request.meth)} does not match ${binding.method}`,
+      `request.meth ${echoValue(request.meth)} does not match ${clip(binding.method)}`,
     );
   }
   if (request.path !== binding.path) {
     throw new ProtocolRejection(
       'binding',
-      `request.path ${String(request.path)} does not match ${binding.path}`,
+      `request.path ${echoValue(request.path, idEchoLength)} does not match ${clip(binding.path, idEchoLength)}`,
     );
   }
   const query = binding.query ?? '';

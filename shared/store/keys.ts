@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Entity, EntityType } from '#shared/protocol/entity';
 
 /**
@@ -65,7 +66,7 @@ export const directoryRecordKey = (organizationId: string, directoryId: string):
 });
 export const directoryNameClaimKey = (organizationId: string, nameKey: string): ItemKey => ({
   pk: entityPartition({ type: 'org', id: organizationId }),
-  sk: `DIRNAME#${nameKey}`,
+  sk: `DIRNAME#${nameInKey(nameKey)}`,
 });
 
 export const serviceRecordPrefix = 'SVC#';
@@ -74,7 +75,19 @@ export const serviceRecordKey = (owner: Entity, serviceId: string): ItemKey => (
   pk: entityPartition(owner),
   sk: `${serviceRecordPrefix}${serviceId}`,
 });
-export const serviceNameClaimKey = (nameKey: string): ItemKey => ({ pk: `SVCNAME#${nameKey}`, sk: 'CLAIM' });
+export const serviceNameClaimKey = (nameKey: string): ItemKey => ({
+  pk: `SVCNAME#${nameInKey(nameKey)}`,
+  sk: 'CLAIM',
+});
+
+/**
+ * A name's comparison form as a key part: itself, or its SHA-256 when it would not fit a key. NFKC can make a
+ * 200-character name thousands of bytes long (one U+FDFA becomes 18 characters); a sort key holds 1 024.
+ */
+function nameInKey(nameKey: string): string {
+  if (Buffer.byteLength(nameKey) <= 512) return nameKey;
+  return `sha256:${createHash('sha256').update(nameKey).digest('hex')}`;
+}
 export const servicePolicyKey = (serviceId: string): ItemKey => ({
   pk: entityPartition({ type: 'svc', id: serviceId }),
   sk: 'POLICY',

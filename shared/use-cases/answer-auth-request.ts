@@ -1,7 +1,7 @@
 import { type AuthAnswer, authRequestState } from '#shared/domain/auth-request';
 import { ApiError, notFound } from '#shared/errors';
 import { publishEvent } from '#shared/events/publish';
-import type { Entity } from '#shared/protocol/entity';
+import { type Entity, isUuid } from '#shared/protocol/entity';
 import { answerAuthRequest, getAuthRequest } from '#shared/store/auth-requests';
 import type { HeadItem } from '#shared/store/heads';
 import { releasePendingSlot } from '#shared/store/users';
@@ -26,6 +26,7 @@ export async function answerAsDevice(
   now: Date,
 ): Promise<void> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
+  if (!isUuid(authId)) throw notFound('There is no such request for this device');
   const answer: AuthAnswer = {
     deviceId: device.id,
     authJwe: input.authJwe,

@@ -27,6 +27,8 @@ export async function currentApiPublicKey(): Promise<ApiPublicKey | undefined> {
 }
 
 export async function apiPublicKey(kid: string): Promise<ApiPublicKey | undefined> {
+  // Kids are 47 characters; a longer one names no key, and might not fit a store key.
+  if (kid.length > 128) return undefined;
   const known = byKid.get(kid);
   if (known) return known;
   const key = await getApiPublicKey(kid);

@@ -4,6 +4,7 @@ import { organizationUserHash, serviceUserHash, userPushId } from '#shared/domai
 import { ApiError, notFound } from '#shared/errors';
 import type { Reply } from '#shared/http/reply';
 import { countMetric } from '#shared/metrics';
+import { isUuid } from '#shared/protocol/entity';
 import { cancelAuthRequest as cancel, getAuthRequest, markExpiryCounted } from '#shared/store/auth-requests';
 import { releasePendingSlot } from '#shared/store/users';
 
@@ -35,7 +36,7 @@ export function authorizationResponse(auth: AuthRequest, hashKey: Buffer): Autho
  * cancelled.
  */
 export async function readAuthRequest(serviceId: string, authId: string, now: Date): Promise<Reply> {
-  const auth = await getAuthRequest(authId);
+  const auth = await findAuthRequest(authId);
   if (!auth || auth.serviceId !== serviceId) return { status: 204 };
   switch (authRequestState(auth, Math.floor(now.getTime() / 1000))) {
     case 'answered':
@@ -50,6 +51,14 @@ export async function readAuthRequest(serviceId: string, authId: string, now: Da
   }
 }
 
+/**
+ * The request a caller names by id; none for an id that is not a UUID, which no request has, and which could be too
+ * large for a store key.
+ */
+export async function findAuthRequest(authId: string): Promise<AuthRequest | undefined> {
+  return isUuid(authId) ? getAuthRequest(authId) : undefined;
+}
+
 /** Counts a request's expiry the first time anyone sees it (a poll, or a new request for its user). */
 export async function countExpiry(authId: string): Promise<void> {
   if (await markExpiryCounted(authId)) countMetric('AuthRequestsExpired');
@@ -58,6 +67,7 @@ export async function countExpiry(authId: string): Promise<void> {
 /** DELETE /service/v3/auths/{id}: answered is SVC-006, cancelled SVC-007, unknown or expired 404. */
 export async function cancelAuthRequest(serviceId: string, authId: string, now: Date): Promise<void> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
+  if (!isUuid(authId)) throw notFound('There is no pending authorization request with this id');
   const cancelled = await cancel(authId, serviceId, nowSeconds);
   if (cancelled) {
     await releasePendingSlot(

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DirectoryView } from '#shared/domain/directory';
+import { quote } from '#shared/echo';
 import { ApiError, forbidden } from '#shared/errors';
 import * as store from '#shared/store/directories';
 
@@ -7,7 +8,7 @@ import * as store from '#shared/store/directories';
 export async function createDirectory(organizationId: string, name: string, now: Date): Promise<string> {
   const id = randomUUID();
   if (!(await store.createDirectory(organizationId, { id, name }, now))) {
-    throw new ApiError('ORG-003', `This organization already has a directory named "${name}"`);
+    throw new ApiError('ORG-003', `This organization already has a directory named ${quote(name)}`);
   }
   return id;
 }

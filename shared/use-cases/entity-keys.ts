@@ -1,4 +1,5 @@
 import { type EntityKey, isKeyType, KeyType } from '#shared/domain/entity-key';
+import { clip, idEchoLength } from '#shared/echo';
 import { ApiError } from '#shared/errors';
 import type { Entity } from '#shared/protocol/entity';
 import { keyId } from '#shared/protocol/kid';
@@ -78,13 +79,14 @@ export async function changeEntityKey(
   kid: string,
   changes: { readonly active?: boolean; readonly expires?: string | null },
 ): Promise<void> {
-  if (!(await updateEntityKey(entity, kid, changes))) throw new ApiError('KEY-003', `There is no key ${kid}`);
+  if (!(await updateEntityKey(entity, kid, changes)))
+    throw new ApiError('KEY-003', `There is no key ${clip(kid, idEchoLength)}`);
 }
 
 /** Removes a key; an unknown one is KEY-003, the last one KEY-004. */
 export async function deleteEntityKey(entity: Entity, kid: string): Promise<void> {
   const outcome = await removeEntityKey(entity, kid);
-  if (outcome === 'unknown') throw new ApiError('KEY-003', `There is no key ${kid}`);
+  if (outcome === 'unknown') throw new ApiError('KEY-003', `There is no key ${clip(kid, idEchoLength)}`);
   if (outcome === 'last') {
     throw new ApiError(
       'KEY-004',

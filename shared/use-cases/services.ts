@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Service, ServiceChanges } from '#shared/domain/service';
+import { quote } from '#shared/echo';
 import { ApiError, forbidden } from '#shared/errors';
 import type { Entity } from '#shared/protocol/entity';
 import { getHead, type HeadItem, ownershipOf } from '#shared/store/heads';
@@ -101,5 +102,5 @@ export async function updateService(
 }
 
 function serviceNameTaken(name: string): ApiError {
-  return new ApiError('SVC-001', `A service named "${name}" already exists`);
+  return new ApiError('SVC-001', `A service named ${quote(name)} already exists`);
 }

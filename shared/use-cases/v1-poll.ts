@@ -11,9 +11,9 @@ import {
 } from '#shared/protocol/legacy-credentials';
 import { v1Error, v1MessageCodes, v1Messages } from '#shared/protocol/legacy-packages';
 import { importPublicKey } from '#shared/protocol/pem';
-import { getAuthRequest } from '#shared/store/auth-requests';
 import { listEntityKeysAndHead } from '#shared/store/entity-keys';
 import { getV1ServiceId, setV1Credentials, v1CredentialsOf } from '#shared/store/v1-credentials';
+import { findAuthRequest } from '#shared/use-cases/auth-request-outcomes';
 
 /** The old API refused a stamp more than two minutes off (docs.launchkey.com, API glossary). */
 const stampToleranceMs = 120_000;
@@ -63,6 +63,8 @@ export async function pollV1(query: V1PollQuery, now: Date): Promise<V1Reply> {
     );
   }
   const denied = refused(401, 'Invalid credentials', v1MessageCodes.pollInvalidRequest as number);
+  // App keys are digits (issueV1Credentials); anything else is no app key, and might not fit a store key.
+  if (!/^\d{1,20}$/.test(appKey)) return denied;
   const serviceId = await getV1ServiceId(appKey);
   if (!serviceId) return denied;
   const { keys, head } = await listEntityKeysAndHead({ type: 'svc', id: serviceId });
@@ -92,7 +94,7 @@ export async function pollV1(query: V1PollQuery, now: Date): Promise<V1Reply> {
     .map((key) => importPublicKey(key.publicKeyPem));
   if (!verifyV1Signature(secretKey, signature, signers)) return denied;
 
-  const auth = await getAuthRequest(authId);
+  const auth = await findAuthRequest(authId);
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const state = auth && auth.serviceId === serviceId ? authRequestState(auth, nowSeconds) : undefined;
   switch (state) {

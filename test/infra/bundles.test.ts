@@ -5,19 +5,38 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handlerBundling } from '#infra/route-function';
-import { fallbackRoute, httpRoutes, webhookConsumers } from '#infra/routes';
+import { type Access, fallbackRoute, httpRoutes, webhookConsumers } from '#infra/routes';
 
 /** architecture.md's budget for one function's bundle. */
 const maxBundleBytes = 500 * 1024;
 const outdir = resolve('.tmp/bundles');
-const handlers = [
-  ...new Set([
-    ...httpRoutes.map((route) => route.handler),
-    fallbackRoute.handler,
-    ...webhookConsumers.map((consumer) => consumer.handler),
-    'deploy/api-key-ring',
-  ]),
-];
+/** Every function with what its row grants; the key ring function's own role is for the table only (infra/stack.ts). */
+const accessOf = new Map<string, Access>([
+  ...httpRoutes.map((route) => [route.handler, route.access] as const),
+  [fallbackRoute.handler, fallbackRoute.access],
+  ...webhookConsumers.map((consumer) => [consumer.handler, consumer.access] as const),
+  ['deploy/api-key-ring', { table: 'write' }],
+]);
+const handlers = [...accessOf.keys()];
+
+/** The variables RouteFunction sets for an access, and no others: a module that reads one it was not given fails. */
+function environmentFor(access: Access): Record<string, string> {
+  return {
+    AWS_REGION: 'us-east-1',
+    TABLE_NAME: 'table',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    NODE_NO_WARNINGS: '1',
+    ...(access.apiKeys
+      ? { API_KEYS_SECRET_ID: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:keys' }
+      : {}),
+    ...(access.webhookQueue || access.webhookDelivery
+      ? { WEBHOOK_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhooks' }
+      : {}),
+    ...(access.webhookDelivery
+      ? { WEBHOOK_DLQ_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhooks-dlq' }
+      : {}),
+  };
+}
 const bundleName = (handler: string) => handler.replaceAll('/', '__');
 
 beforeAll(async () => {
@@ -44,34 +63,35 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('the bundled handlers', () => {
-  it('each load under plain node, as Lambda imports them, and export a handler', async () => {
-    const files = handlers.map((handler) => join(outdir, `${bundleName(handler)}.mjs`));
-    const script = `
-      const failures = [];
-      for (const file of ${JSON.stringify(files)}) {
-        try {
-          const module = await import(file);
-          if (typeof module.handler !== 'function') failures.push(file + ': no handler export');
-        } catch (error) {
-          failures.push(file + ': ' + error.message);
+  it('each load under plain node, as Lambda imports them, with only the variables their own row gives them', async () => {
+    // One process per distinct environment: a module's load-time failure shows in the handlers that import it.
+    const groups = new Map<string, string[]>();
+    for (const [handler, access] of accessOf) {
+      const environment = JSON.stringify(environmentFor(access));
+      groups.set(environment, [...(groups.get(environment) ?? []), handler]);
+    }
+    const failures: string[] = [];
+    for (const [environment, members] of groups) {
+      const files = members.map((handler) => join(outdir, `${bundleName(handler)}.mjs`));
+      const script = `
+        const failures = [];
+        for (const file of ${JSON.stringify(files)}) {
+          try {
+            const module = await import(file);
+            if (typeof module.handler !== 'function') failures.push(file + ': no handler export');
+          } catch (error) {
+            failures.push(file + ': ' + error.message);
+          }
         }
-      }
-      console.log(JSON.stringify(failures));
-    `;
-    // Only what Lambda's environment would hold: no tsx, no path aliases, the variables the stack sets.
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
-      env: {
-        PATH: process.env.PATH,
-        AWS_REGION: 'us-east-1',
-        TABLE_NAME: 'table',
-        API_KEYS_SECRET_ID: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:keys',
-        WEBHOOK_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhooks',
-        WEBHOOK_DLQ_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhooks-dlq',
-        POWERTOOLS_METRICS_DISABLED: 'true',
-        NODE_NO_WARNINGS: '1',
-      },
-    });
-    expect(JSON.parse(stdout)).toEqual([]);
+        console.log(JSON.stringify(failures));
+      `;
+      // Only what Lambda's environment would hold: no tsx, no path aliases, the variables the stack sets.
+      const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+        env: { PATH: process.env.PATH, ...(JSON.parse(environment) as Record<string, string>) },
+      });
+      failures.push(...(JSON.parse(stdout) as string[]));
+    }
+    expect(failures).toEqual([]);
   }, 120_000);
 
   it(`each stay within ${maxBundleBytes / 1024} KB; their sizes are in .tmp/bundles/sizes.json`, () => {

@@ -6,7 +6,6 @@ import {
   has,
   item,
   type JsonObject,
-  quote,
   readAnyObject,
   readArray,
   readInteger,
@@ -14,6 +13,7 @@ import {
   readOptionalArray,
   readOptionalBoolean,
 } from '#shared/domain/policy/reader';
+import { quote } from '#shared/echo';
 
 /** Factor types in the order every list is kept and printed (PY's auth_policy parser depends on it, §9.2). */
 export const authFactors = ['INHERENCE', 'KNOWLEDGE', 'POSSESSION'] as const;

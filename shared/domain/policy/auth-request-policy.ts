@@ -1,5 +1,6 @@
 import { type LegacyPolicy, parseLegacyPolicy } from '#shared/domain/policy/legacy';
-import { child, fail, get, item, quote, readAnyObject } from '#shared/domain/policy/reader';
+import { child, fail, get, item, readAnyObject } from '#shared/domain/policy/reader';
+import { quote } from '#shared/echo';
 
 const root = 'policy';
 const advancedTypes = ['METHOD_AMOUNT', 'FACTORS', 'COND_GEO'];

@@ -14,7 +14,6 @@ import {
   has,
   item,
   type JsonObject,
-  quote,
   readArray,
   readBoolean,
   readChoice,
@@ -22,6 +21,7 @@ import {
   readObject,
 } from '#shared/domain/policy/reader';
 import { parseTimeFence, printTimeFence } from '#shared/domain/policy/time-fences';
+import { quote } from '#shared/echo';
 
 /*
  * The wire form of an EffectivePolicy: what the service hands a device with each pending request. Our own API, so

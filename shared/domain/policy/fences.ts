@@ -4,12 +4,12 @@ import {
   get,
   item,
   type JsonObject,
-  quote,
   readName,
   readNumber,
   readObject,
   readOptionalArray,
 } from '#shared/domain/policy/reader';
+import { quote } from '#shared/echo';
 
 /** A circle on the map: a LEGACY geofence location, and the body of a GEO_CIRCLE fence. */
 export interface GeoCircle {

@@ -6,7 +6,6 @@ import {
   has,
   item,
   type JsonObject,
-  quote,
   readArray,
   readBit,
   readBoolean,
@@ -16,6 +15,7 @@ import {
   requireUniqueNames,
 } from '#shared/domain/policy/reader';
 import { parseTimeFence, printTimeFence, type TimeFence } from '#shared/domain/policy/time-fences';
+import { quote } from '#shared/echo';
 
 /** "forced requirement" makes the device enforce the factor; "allowed" lets it be skipped. */
 export const factorRequirements = ['forced requirement', 'allowed'] as const;

@@ -1,13 +1,14 @@
 import { InvalidPolicyError } from '#shared/domain/policy/errors';
+import { echoLength, quote } from '#shared/echo';
 
 /** A JSON object as the parser sees it: only its own keys are ever read. */
 export type JsonObject = Readonly<Record<string, unknown>>;
 
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** `policy.factors` + `attributes` → `policy.factors.attributes`; keys with spaces go in brackets. */
+/** `policy.factors` + `attributes` → `policy.factors.attributes`; odd or long keys go quoted in brackets. */
 export function child(path: string, key: string): string {
-  return identifier.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+  return identifier.test(key) && key.length <= echoLength ? `${path}.${key}` : `${path}[${quote(key)}]`;
 }
 
 export function item(path: string, index: number): string {
@@ -16,11 +17,6 @@ export function item(path: string, index: number): string {
 
 export function fail(path: string, problem: string): never {
   throw new InvalidPolicyError(`${path}: ${problem}`);
-}
-
-/** Quotes caller text for a reason, cut short so a hostile value cannot bloat an error body or a log line. */
-export function quote(text: string): string {
-  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
 }
 
 function isPlainObject(value: unknown): value is JsonObject {

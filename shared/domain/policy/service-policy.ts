@@ -6,10 +6,11 @@ import {
   printAdvancedPolicy,
 } from '#shared/domain/policy/advanced';
 import { type LegacyPolicy, parseLegacyPolicy, printLegacyPolicy } from '#shared/domain/policy/legacy';
-import { child, fail, get, quote, readAnyObject } from '#shared/domain/policy/reader';
+import { child, fail, get, readAnyObject } from '#shared/domain/policy/reader';
 
 // The error travels with the parser that throws it; callers import both from here.
 export { InvalidPolicyError } from '#shared/domain/policy/errors';
+import { quote } from '#shared/echo';
 
 /**
  * The normalised, JSON-serialisable form the service stores (plain objects, arrays, strings, numbers, booleans and

@@ -3,12 +3,12 @@ import {
   fail,
   get,
   item,
-  quote,
   readArray,
   readInteger,
   readObject,
   readText,
 } from '#shared/domain/policy/reader';
+import { quote } from '#shared/echo';
 
 /** JV `LegacyPolicy.Day` matches these exactly (anything else throws); PY lower-cases them into keyword arguments. */
 export const dayNames = [

@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import { canVerifySignatures, responseEncryptionKey } from '#shared/domain/entity-key';
 import { mayIssueRequests } from '#shared/domain/subject';
+import { idEchoLength, quote } from '#shared/echo';
 import { ApiError, type ErrorCode } from '#shared/errors';
 import { type HttpEvent, header, requestBinding } from '#shared/http/event';
 import type { ClaimedCaller, SignedContext } from '#shared/http/signed-state';
@@ -56,7 +57,7 @@ export function authenticate(
       state.claimed = { identity: dialect?.identity ?? 'lka' };
       if (!token || extra.length > 0)
         throw refusal('AUTH-001', 'Authorization must be "API-JWT <jwt>" or "IOV-JWT <jwt>"');
-      if (!dialect) throw refusal('AUTH-001', `Unknown authorization scheme ${scheme}`);
+      if (!dialect) throw refusal('AUTH-001', `Unknown authorization scheme ${quote(scheme)}`);
 
       const unverified = readOrRefuse(token);
       const claimed = claimedCaller(unverified.claims, dialect.identity);
@@ -84,7 +85,10 @@ export function authenticate(
               );
             }
             if (!key || !canVerifySignatures(key, nowDate)) {
-              throw new ProtocolRejection('unknown-key', `${claimed.iss} has no active signature key ${kid}`);
+              throw new ProtocolRejection(
+                'unknown-key',
+                `${claimed.iss} has no active signature key ${quote(kid, idEchoLength)}`,
+              );
             }
             return importPublicKey(key.publicKeyPem);
           },
@@ -126,20 +130,27 @@ function readOrRefuse(token: string): ReturnType<typeof decodeUnverified> {
   }
 }
 
-/** Who the token says it is from, trusting nothing, so that even a refusal can be addressed to the caller. */
+/**
+ * Who the token says it is from, trusting nothing, so that even a refusal can be addressed to the caller, whatever it
+ * claimed (sdk-compatibility §4.4). A claim longer than any client sends (a jti is at most 128 characters) is not
+ * repeated: it would go back in the response JWT's headers and into the log.
+ */
 function claimedCaller(
   claims: Record<string, unknown>,
   schemeIdentity: ClaimedCaller['identity'],
 ): ClaimedCaller {
   const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
   const identity = audiences.find(isApiIdentity) ?? schemeIdentity;
+  const { iss, sub, jti } = claims;
   return {
     identity,
-    ...(typeof claims.iss === 'string' ? { iss: claims.iss } : {}),
-    ...(typeof claims.sub === 'string' ? { sub: claims.sub } : {}),
-    ...(typeof claims.jti === 'string' ? { jti: claims.jti } : {}),
+    ...(repeatable(iss) ? { iss } : {}),
+    ...(repeatable(sub) ? { sub } : {}),
+    ...(repeatable(jti) ? { jti } : {}),
   };
 }
+
+const repeatable = (claim: unknown): claim is string => typeof claim === 'string' && claim.length <= 128;
 
 function refusal(code: ErrorCode, detail: string, cause?: unknown): ApiError {
   return new ApiError(code, detail, { cause });

@@ -2,7 +2,8 @@ import type { MiddlewareObj } from '@middy/core';
 import * as v from 'valibot';
 import { apiKeyRing, refreshedApiKeyRing } from '#shared/api-keys/current-key-ring';
 import { invalidArgument } from '#shared/errors';
-import { type HttpEvent, rawBody } from '#shared/http/event';
+import { acceptedBody, type HttpEvent } from '#shared/http/event';
+import { describeIssues } from '#shared/http/schemas/describe-issues';
 import type { SignedContext } from '#shared/http/signed-state';
 import { decryptJson } from '#shared/protocol/jwe';
 import { ProtocolRejection } from '#shared/protocol/rejection';
@@ -28,7 +29,7 @@ export function decryptBody(rule: BodyRule): MiddlewareObj<HttpEvent, unknown, E
   return {
     before: async (request) => {
       if (rule === 'ignored') return;
-      const body = rawBody(request.event);
+      const body = acceptedBody(request.event);
       if (!body) {
         if (rule !== 'none') throw invalidArgument('This operation needs a request body');
         return;
@@ -59,12 +60,4 @@ export function decryptBody(rule: BodyRule): MiddlewareObj<HttpEvent, unknown, E
       request.context.signed.body = result.output;
     },
   };
-}
-
-/** `field.path: message` for each issue, so that the caller learns which field was wrong and why. */
-export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
-  return issues
-    .slice(0, 5)
-    .map((issue) => `${v.getDotPath(issue) ?? 'body'}: ${issue.message}`)
-    .join('; ');
 }
