@@ -1,19 +1,18 @@
-import { createPrivateKey, createPublicKey, type KeyObject, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { CompactEncrypt, compactDecrypt, jwtVerify, SignJWT } from 'jose';
-import { lambdaContext } from '#infra/local/lambda-context';
-import { routeId } from '#infra/routes';
-import { Authenticator, linkAuthenticator } from '#shared/authenticator/authenticator';
+import { createPublicKey, type KeyObject, randomUUID } from 'node:crypto';
+import type { Authenticator } from '#shared/authenticator/authenticator';
 import { ApiClient } from '#shared/client/api-client';
 import { keyId } from '#shared/protocol/kid';
 import type { AuthorizationResponse } from '#shared/use-cases/auth-request-outcomes';
 import type { CreatedAuthRequest } from '#shared/use-cases/create-auth-request';
+import { currentApiKey, type SignedExchange, unavoidableCryptoMs } from '#test/bench/crypto-cost';
 import type { BenchEnvironment } from '#test/bench/environment';
+import { countingQueueCommands } from '#test/bench/queue-calls';
+import { loadRouteTable } from '#test/bench/route-table';
 import { cpuMs, percentile, round } from '#test/bench/stats';
 import { countingStoreCalls, totalCalls } from '#test/bench/store-calls';
-import { toHttpEvent, toResponse } from '#test/support/events';
+import { toResponse } from '#test/support/events';
 import { rsaKeyPair } from '#test/support/keys';
+import { setUpTenant } from '#test/support/tenant';
 
 /** The steps of one authorization, in the order they happen, and the polls' two outcomes. */
 const steps = {
@@ -192,56 +191,34 @@ interface Scene {
 }
 
 /**
- * What test/support/auth-scene.ts builds over HTTP, through the route table in-process: a directory with Denial
- * Context Inquiry, an SDK key, a Directory Service with a key of its own, and a user whose device linked itself.
+ * The tenant test/support/tenant.ts sets up, through the route table in-process, with a key of the service's own (the
+ * service signs its requests, as an application does) and one user whose device linked itself.
  */
 async function newScene(environment: BenchEnvironment, fetch: typeof globalThis.fetch): Promise<Scene> {
   const organization = environment.client({ fetch });
-  const directoryId = (
-    await organization.call<{ id: string }>('POST', '/organization/v3/directories', {
-      body: { name: `Bench auth flow ${Date.now()}` },
-    })
-  ).body?.id as string;
-  await organization.call('PATCH', '/organization/v3/directories', {
-    body: { directory_id: directoryId, denial_context_inquiry_enabled: true },
+  const tenant = await setUpTenant(organization, 'http://bench.invalid', {
+    name: `Bench auth flow ${randomUUID().slice(0, 8)}`,
+    fetch,
   });
-  const sdkKey = (
-    await organization.call<{ sdk_key: string }>('POST', '/organization/v3/directory/sdk-keys', {
-      body: { directory_id: directoryId },
-    })
-  ).body?.sdk_key as string;
-  const asDirectory = { subject: `dir:${directoryId}` };
-  const serviceId = (
-    await organization.call<{ id: string }>('POST', '/directory/v3/services', {
-      ...asDirectory,
-      body: { name: `Bench auth flow ${randomUUID().slice(0, 8)}`, active: true },
-    })
-  ).body?.id as string;
   const serviceKey = rsaKeyPair();
   await organization.call('POST', '/directory/v3/service/keys', {
-    ...asDirectory,
-    body: { service_id: serviceId, public_key: serviceKey.publicPem },
+    subject: `dir:${tenant.directoryId}`,
+    body: { service_id: tenant.serviceId, public_key: serviceKey.publicPem },
   });
   const username = `bench-user-${randomUUID().slice(0, 8)}`;
-  const code = (
-    await organization.call<{ code: string }>('POST', '/directory/v3/devices', {
-      ...asDirectory,
-      body: { identifier: username },
-    })
-  ).body?.code as string;
-  const state = await linkAuthenticator({ baseUrl: 'http://bench.invalid', sdkKey, code, fetch });
+  const authenticator = await tenant.linkUser(username);
   return {
     service: new ApiClient({
       baseUrl: 'http://bench.invalid',
-      issuer: `svc:${serviceId}`,
+      issuer: `svc:${tenant.serviceId}`,
       privateKeyPem: serviceKey.privatePem,
       fetch,
     }),
     serviceKey,
-    subject: `svc:${serviceId}`,
+    subject: tenant.subject,
     username,
-    authenticator: new Authenticator(state, { fetch }),
-    devicePublic: createPublicKey(state.privateKeyPem),
+    authenticator,
+    devicePublic: createPublicKey(authenticator.state.privateKeyPem),
   };
 }
 
@@ -251,8 +228,7 @@ async function newScene(environment: BenchEnvironment, fetch: typeof globalThis.
  * store and queue commands it made.
  */
 async function routeTable() {
-  const { loadRoutes, matchRoute } = await import('#infra/local/http-server');
-  const { routes } = await loadRoutes();
+  const { route } = await loadRouteTable();
   const invocations: Invocation[] = [];
   const table = {
     invocations,
@@ -260,27 +236,17 @@ async function routeTable() {
     fetch: async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
       const request = new Request(input, init);
       const url = new URL(request.url);
-      const method = request.method.toUpperCase();
-      const matched = matchRoute(routes, method, url.pathname);
-      if (!matched) throw new Error(`no route for ${method} ${url.pathname}`);
-      const { loaded, parameters } = matched;
       const headers = Object.fromEntries(request.headers);
       const text = await request.text();
       const body = text === '' ? undefined : text;
-      const routeKey = `${method} ${loaded.route.path}`;
-      const event = {
-        ...toHttpEvent({ method, path: url.pathname + url.search, headers, body, jti: '', subject: '' }),
-        routeKey,
-        pathParameters: parameters,
-      };
-      const context = lambdaContext(routeId(loaded.route), 10_000);
+      const routed = route({ method: request.method, path: url.pathname + url.search, headers, body });
       const sentAt = new Date();
-      let result: Awaited<ReturnType<typeof loaded.handler>> | undefined;
+      let result: Awaited<ReturnType<typeof routed.invoke>> | undefined;
       let ms = 0;
       const invoke = () =>
         cpuMs(async () => {
           const started = performance.now();
-          result = await loaded.handler(event, context);
+          result = await routed.invoke();
           ms = performance.now() - started;
         });
       let cpu: number;
@@ -293,11 +259,11 @@ async function routeTable() {
       } else {
         cpu = await invoke();
       }
-      if (!result) throw new Error(`${routeKey} returned nothing`);
+      if (!result) throw new Error(`${routed.routeKey} returned nothing`);
       const token = headers.authorization?.split(' ')[1];
       if (token) {
         invocations.push({
-          route: routeKey,
+          route: routed.routeKey,
           token,
           body,
           sentAt,
@@ -312,27 +278,6 @@ async function routeTable() {
     },
   };
   return table;
-}
-
-/** Runs `measure` and counts the commands this process sent to the queue, by name (the answer's webhook event). */
-async function countingQueueCommands<T>(
-  measure: () => Promise<T>,
-): Promise<{ result: T; calls: Record<string, number> }> {
-  type Send = (this: SQSClient, command: { constructor: { name: string } }, ...rest: unknown[]) => unknown;
-  const prototype = SQSClient.prototype as unknown as { send: Send };
-  const own = Object.hasOwn(prototype, 'send');
-  const original = prototype.send;
-  const calls: Record<string, number> = {};
-  prototype.send = function (command, ...rest) {
-    calls[command.constructor.name] = (calls[command.constructor.name] ?? 0) + 1;
-    return original.call(this, command, ...rest);
-  };
-  try {
-    return { result: await measure(), calls };
-  } finally {
-    if (own) prototype.send = original;
-    else delete (prototype as { send?: Send }).send;
-  }
 }
 
 /**
@@ -350,55 +295,28 @@ async function unavoidableCrypto(
     read: AuthorizationResponse | undefined;
   }[],
 ): Promise<number> {
-  const ring = JSON.parse(await readFile(environment.apiKeysFile, 'utf8')) as {
-    current: string;
-    keys: { kid: string; privateKey: string }[];
-  };
-  const apiPrivate = createPrivateKey(
-    ring.keys.find((key) => key.kid === ring.current)?.privateKey as string,
-  );
   const encoder = new TextEncoder();
   const service = { publicKey: scene.serviceKey.publicKey, kid: scene.serviceKey.kid };
   const device = { publicKey: scene.devicePublic, kid: keyId(scene.devicePublic) };
   // Per flow step: who signed the request and receives the response, and the response body it got.
-  const requests = runs.flatMap((each) =>
+  const exchanges = runs.flatMap((each) =>
     [
-      { party: service, response: each.created as unknown },
-      { party: device, response: each.listed },
-      { party: device, response: undefined },
-      { party: service, response: each.read as unknown },
-    ].map((step, index) => ({
-      ...step,
-      invocation: each.invocations[index] as Invocation,
-      plaintext: step.response === undefined ? undefined : encoder.encode(JSON.stringify(step.response)),
-    })),
+      { caller: service, response: each.created as unknown },
+      { caller: device, response: each.listed },
+      { caller: device, response: undefined },
+      { caller: service, response: each.read as unknown },
+    ].map((step, index): SignedExchange => {
+      const invocation = each.invocations[index] as Invocation;
+      return {
+        token: invocation.token,
+        sentAt: invocation.sentAt,
+        caller: step.caller,
+        body: invocation.body,
+        response: step.response === undefined ? undefined : encoder.encode(JSON.stringify(step.response)),
+        status: invocation.status,
+        pushPackage: invocation.route === steps.create.route,
+      };
+    }),
   );
-  return cpuMs(async () => {
-    for (const { party, invocation, plaintext } of requests) {
-      await jwtVerify(invocation.token, party.publicKey, {
-        audience: 'lka',
-        clockTolerance: 30,
-        currentDate: invocation.sentAt,
-      });
-      if (invocation.body) await compactDecrypt(invocation.body, apiPrivate);
-      if (plaintext) {
-        await new CompactEncrypt(plaintext)
-          .setProtectedHeader({ alg: 'RSA-OAEP', enc: 'A256CBC-HS512', kid: party.kid })
-          .encrypt(party.publicKey);
-      }
-      await new SignJWT({
-        iss: 'lka',
-        aud: 'svc',
-        jti: randomUUID(),
-        response: { status: invocation.status },
-      })
-        .setProtectedHeader({ alg: 'RS512', kid: ring.current })
-        .sign(apiPrivate);
-      if (invocation.route === steps.create.route) {
-        await new SignJWT({ iss: 'lka', aud: 'dev', jti: randomUUID(), auth_request: randomUUID() })
-          .setProtectedHeader({ alg: 'RS512', kid: ring.current, typ: 'JWT' })
-          .sign(apiPrivate);
-      }
-    }
-  });
+  return unavoidableCryptoMs(await currentApiKey(environment.apiKeysFile), exchanges);
 }

@@ -47,12 +47,15 @@ export async function startBenchEnvironment(apiKeyBits: ApiKeySize = 2048): Prom
   );
   const apiKeysFile = join(dataDir, 'api-keys.json');
   await ensureTable(dynamoEndpoint, 'bench');
-  // Handlers that announce what they did read the queue's URL when they load.
-  const { queueUrl } = await ensureQueues(sqsEndpoint, 'bench');
+  // Handlers that announce what they did read the queues' URLs when they load.
+  const { queueUrl, deadLetterQueueUrl } = await ensureQueues(sqsEndpoint, 'bench');
   Object.assign(process.env, {
     ...engineEnvironment({ dynamoEndpoint, sqsEndpoint, tableName: 'bench', apiKeysFile }),
     WEBHOOK_QUEUE_URL: queueUrl,
+    WEBHOOK_DLQ_URL: deadLetterQueueUrl,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
+    // As the local runtime: metrics are log lines in AWS, and here they would only be printed.
+    POWERTOOLS_METRICS_DISABLED: 'true',
   });
   const { ensureApiKeys, ensureDemoOrganization } = await import('#infra/local/bootstrap');
   await ensureApiKeys(dataDir, apiKeyBits);

@@ -1,169 +1,552 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { benchAuthFlow } from '#test/bench/auth-flow';
+import { benchColdStarts } from '#test/bench/cold-start';
+import type { EndpointCostFigures } from '#test/bench/endpoint-costs';
 import { startBenchEnvironment } from '#test/bench/environment';
 import { benchHttp } from '#test/bench/http';
+import { benchKeySizes } from '#test/bench/key-sizes';
 import { benchManagement } from '#test/bench/management';
 import { benchPipeline } from '#test/bench/pipeline';
+import { benchScaling } from '#test/bench/scaling';
+import { round } from '#test/bench/stats';
 import { benchWebhooks } from '#test/bench/webhooks';
+
+const sections = [
+  'cold-start',
+  'scaling',
+  'pipeline',
+  'management',
+  'auth-flow',
+  'http',
+  'key-sizes',
+  'webhooks',
+] as const;
+type Section = (typeof sections)[number];
+
+/** Each count's full value, and its value with --quick. */
+const counts = {
+  'class-requests': { full: 200, quick: 10 },
+  users: { full: 100_000, quick: 2_000 },
+  services: { full: 1_000, quick: 100 },
+  requests: { full: 1_000, quick: 100 },
+  flows: { full: 200, quick: 20 },
+  'cold-starts': { full: 3, quick: 1 },
+  'http-requests': { full: 300, quick: 32 },
+  'key-size-requests': { full: 300, quick: 30 },
+  'webhook-flows': { full: 100, quick: 10 },
+  'webhook-events': { full: 500, quick: 50 },
+} as const;
+type Count = keyof typeof counts;
 
 const help = `Usage: npm run bench [-- options]
 
-Prints, and writes to bench-results/latest.json:
-  - the signed-request pipeline in-process (POST /organization/v3/directories/list, a JWE body): server CPU per
-    request, the same run's unavoidable crypto (RSA verify + JWE decrypt + JWE encrypt + RS512 sign), the CPU of
-    the store client's round trips, and the ratios (target: ≤ 1.3);
-  - the management API in-process: listing a directory's services when it has 1 000 (store round trips, Query
-    pages, latency) and creating services one after another (throughput, round trips);
-  - the authorization flow in-process, flow after flow for one user (the service asks, the device lists and answers,
-    the service reads the answer): flows per second, latency per flow, the store round trips of each step and the
-    commands they are (targets: create ≤ 5, answer ≤ 4, poll ≤ 3), and the unavoidable crypto's share of the
-    server's CPU;
-  - HTTP throughput and latency of the local runtime for signed GET /organization/v3/directories;
-  - webhooks through the local runtime's queue and worker to a receiver that verifies and decrypts them: the latency
-    from a device's answer to the webhook's arrival, and events delivered per second.
+Prints tables, and writes every figure to bench-results/latest.json. In order:
+  cold-start  Every function bundled by esbuild as the stack bundles it: bundle size (target ≤ 500 KB), and a
+              fresh node process that imports the bundle and serves one request, --cold-starts times each
+              (target ≤ 150 ms for import + first request); with --quick only the endpoint classes' functions
+              start, every bundle is still sized.
+  scaling     The endpoint classes in-process, through their real handlers, the store in another process: public
+              (ping, API key), signed read (a directory by id), signed write (a new directory), create auth,
+              device list, answer, poll. Per class: store round trips (targets: create ≤ 5, answer ≤ 4, poll ≤ 3),
+              server CPU per request, the same requests' unavoidable crypto (RSA verify + JWE decrypt + JWE encrypt
+              + RS512 sign, and a create's push package) and their ratio (target ≤ 1.3), with the store's answers
+              replayed from memory too, and median and p99 latency; approvals (create, device list, answer, poll)
+              per second. Then the same on one directory grown to --users users (written straight into the
+              store) and to --services services, with each figure's ratio to the 1-user one: it should stay flat.
+  pipeline    One signed request with a body (POST /organization/v3/directories/list) in-process: server CPU,
+              the unavoidable crypto, the store client's CPU, the ratios, latency, requests per second.
+  management  Listing a directory's --services services, and creating services one after another.
+  auth-flow   Approvals flow after flow for one user with the reference authenticator: flows per second, each
+              step's store round trips and commands against the targets, the crypto's share of the server's CPU.
+  http        The endpoint classes against the local runtime (npm start) in its own process, driven by
+              autocannon at each of --connections concurrent connections: requests per second, median and p99
+              latency, with the ratio of requests per second to one connection's.
+  key-sizes   API keys of 2048, 3072 and 4096 bits: the pipeline bench in a fresh process (--key-size-requests
+              requests) and, except with --quick, the signed read over HTTP at 8 connections (--http-requests),
+              with ratios to 2048.
+  webhooks    Webhooks through the local runtime's queue and worker to a receiver that verifies and decrypts
+              them: latency from a device's answer to the webhook's arrival, and events delivered per second.
+Then every budget of architecture.md and the issue, met or missed.
 
-Options:
-  --requests <n>        signed requests for the pipeline figures (default 1000)
-  --services <n>        services in the listed directory (default 1000)
-  --flows <n>           authorization flows, one after another (default 200)
-  --http-requests <n>   requests per HTTP run (default 2000)
-  --webhook-flows <n>   answers whose webhooks are timed (default 100)
-  --webhook-events <n>  events queued at once for the throughput figure (default 500)
-  --profile             also write a V8 CPU profile of the pipeline's server phase to bench-results/pipeline.cpuprofile
-  -h, --help            show this help`;
+Options (full value / --quick value):
+  --quick                    small counts: the whole bench in well under a minute, for a smoke run
+  --only <sections>          comma-separated sections to run (default: all of them)
+  --class-requests <n>       requests per endpoint class at each scale point, in-process (200 / 10)
+  --users <n>                users in the grown directory (100000 / 2000)
+  --services <n>             services in the grown directory and in the management bench's (1000 / 100)
+  --requests <n>             signed requests for the pipeline figures (1000 / 100)
+  --flows <n>                authorization flows, one after another (200 / 20)
+  --cold-starts <n>          fresh processes per bundle (3 / 1)
+  --http-requests <n>        requests per endpoint class and connection count over HTTP, at least one per
+                             connection (300 / 32)
+  --connections <list>       concurrent connections of the HTTP runs (default 1,8,64)
+  --key-size-requests <n>    pipeline requests per API key size (300 / 30)
+  --webhook-flows <n>        answers whose webhooks are timed (100 / 10)
+  --webhook-events <n>       events queued at once for the throughput figure (500 / 50)
+  --profile                  also write a V8 CPU profile of the pipeline's server phase to
+                             bench-results/pipeline.cpuprofile
+  -h, --help                 show this help`;
 
 const { values } = parseArgs({
   options: {
-    requests: { type: 'string', default: '1000' },
-    services: { type: 'string', default: '1000' },
-    flows: { type: 'string', default: '200' },
-    'http-requests': { type: 'string', default: '2000' },
-    'webhook-flows': { type: 'string', default: '100' },
-    'webhook-events': { type: 'string', default: '500' },
+    quick: { type: 'boolean' },
+    only: { type: 'string' },
+    connections: { type: 'string' },
     profile: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
+    'class-requests': { type: 'string' },
+    users: { type: 'string' },
+    services: { type: 'string' },
+    requests: { type: 'string' },
+    flows: { type: 'string' },
+    'cold-starts': { type: 'string' },
+    'http-requests': { type: 'string' },
+    'key-size-requests': { type: 'string' },
+    'webhook-flows': { type: 'string' },
+    'webhook-events': { type: 'string' },
   },
 });
 if (values.help) {
   console.log(help);
   process.exit(0);
 }
+const count = (name: Count): number => {
+  const given = values[name];
+  const value = given === undefined ? counts[name][values.quick ? 'quick' : 'full'] : Number(given);
+  if (!Number.isInteger(value) || value < 1) fail(`--${name} must be a positive integer`);
+  return value;
+};
+const connections = (values.connections ?? '1,8,64').split(',').map(Number);
+if (connections.some((each) => !Number.isInteger(each) || each < 1))
+  fail('--connections must be positive integers separated by commas');
+const only = values.only?.split(',') ?? [...sections];
+for (const name of only) if (!(sections as readonly string[]).includes(name)) fail(`unknown section ${name}`);
+const runs = (section: Section) => only.includes(section);
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${help}`);
+  process.exit(2);
+}
+
+/** A figure and its ratio to a reference, as `8.27 (×1.05)`. */
+const vs = (value: number, reference: number | undefined, digits = 2) =>
+  reference === undefined || reference === 0 || value === reference
+    ? `${round(value, digits)}`
+    : `${round(value, digits)} (×${round(value / reference, 2)})`;
+const target = (value: number | null, most: number | null) =>
+  most === null ? `${value}` : `${value} (≤ ${most})`;
+const sectionSeconds: Partial<Record<Section, number>> = {};
+/** Runs a section if it was asked for, and says how long it took. */
+async function section(name: Section, run: () => Promise<void>) {
+  if (!runs(name)) return;
+  const started = performance.now();
+  await run();
+  sectionSeconds[name] = round((performance.now() - started) / 1000, 1);
+  console.log(`  (${name}: ${sectionSeconds[name]} s)`);
+}
 
 process.env.NODE_NO_WARNINGS = '1';
 await mkdir('bench-results', { recursive: true });
-const environment = await startBenchEnvironment();
-let pipeline;
-let management;
-let authFlow;
-try {
-  pipeline = await benchPipeline(environment, Number(values.requests), {
-    ...(values.profile ? { profilePath: 'bench-results/pipeline.cpuprofile' } : {}),
-  });
-  management = await benchManagement(environment, {
-    services: Number(values.services),
-    listRequests: 50,
-    createRequests: 200,
-  });
-  authFlow = await benchAuthFlow(environment, Number(values.flows));
-} finally {
-  await environment.close();
-}
-
-console.log('\nSigned request with a body, in-process pipeline (store in another process)');
-console.table({
-  'server CPU ms/request': pipeline.serverCpuMsPerRequest,
-  'unavoidable crypto ms/request': pipeline.cryptoCpuMsPerRequest,
-  [`store client ms/request (${pipeline.storeRoundTripsPerRequest} round trips)`]:
-    pipeline.storeClientCpuMsPerRequest,
-  'ratio server / crypto': pipeline.ratioToCrypto,
-  'ratio (server − store client) / crypto': pipeline.ratioToCryptoExcludingStoreClient,
-  'pipeline CPU ms/request, store answers from memory': pipeline.pipelineCpuMsPerRequestWithoutStoreIo,
-  'ratio pipeline / crypto (target ≤ 1.3)': pipeline.pipelineRatioToCrypto,
-  'latency median ms': pipeline.latencyMs.median,
-  'latency p99 ms': pipeline.latencyMs.p99,
-});
-
-console.log(`\nManagement API, in-process`);
-console.table({
-  [`list services of a directory with ${management.listServices.services}`]: {
-    'store round trips': JSON.stringify(management.listServices.storeRoundTrips),
-    'service Query pages': management.listServices.queryPages,
-    'median ms': management.listServices.latencyMs.median,
-    'p99 ms': management.listServices.latencyMs.p99,
-    'CPU ms/request': management.listServices.serverCpuMsPerRequest,
-  },
-  'create a Directory Service': {
-    'store round trips': JSON.stringify(management.createService.storeRoundTrips),
-    'per second': management.createService.perSecond,
-    'median ms': management.createService.latencyMs.median,
-    'p99 ms': management.createService.latencyMs.p99,
-    'CPU ms/request': management.createService.serverCpuMsPerRequest,
-  },
-});
-
-console.log(`\nAuthorization flow, in-process, ${authFlow.flows} flows one after another for one user`);
-console.table({
-  'flows/s (the 4 handlers)': authFlow.perSecond,
-  "flows/s end to end (with the service's and the device's own crypto, in this process)":
-    authFlow.perSecondEndToEnd,
-  'handler ms per flow, median': authFlow.latencyMs.median,
-  'handler ms per flow, p99': authFlow.latencyMs.p99,
-  'server CPU ms/flow': authFlow.serverCpuMsPerFlow,
-  'unavoidable crypto ms/flow': authFlow.cryptoCpuMsPerFlow,
-  'crypto share of server CPU %': authFlow.cryptoSharePercent,
-});
-console.table(
-  Object.fromEntries(
-    Object.entries(authFlow.steps).map(([step, figures]) => [
-      step,
-      {
-        'store round trips': figures.storeRoundTrips,
-        target: figures.target === null ? '—' : `≤ ${figures.target}`,
-        commands: JSON.stringify(figures.storeCommands),
-        queue: JSON.stringify(figures.queueCommands),
-        'median ms': figures.latencyMs?.median ?? '—',
-        'CPU ms': figures.serverCpuMsPerRequest ?? '—',
-      },
-    ]),
-  ),
-);
-const overTarget = Object.entries(authFlow.steps).filter(
-  ([, figures]) => figures.target !== null && figures.storeRoundTrips > figures.target,
-);
-for (const [step, figures] of overTarget)
-  console.log(
-    `  ${step}: ${figures.storeRoundTrips} store round trips, over its target of ${figures.target}`,
-  );
-
-const http = await benchHttp([1, 8], Number(values['http-requests']));
-console.log('\nLocal runtime over HTTP: signed GET /organization/v3/directories');
-console.table(
-  http.map((figures) => ({
-    connections: figures.connections,
-    'requests/s': figures.requestsPerSecond,
-    'median ms': figures.latencyMs.median,
-    'p99 ms': figures.latencyMs.p99,
-    'non-2xx': figures.non2xx,
-  })),
-);
-
-const webhooks = await benchWebhooks(Number(values['webhook-flows']), Number(values['webhook-events']));
-console.log('\nWebhooks through the local runtime: queue, poller, worker, a verifying receiver');
-console.table({
-  [`answer → webhook arrival, median ms (${webhooks.flows} answers)`]: webhooks.answerToWebhookMs.median,
-  'answer → webhook arrival, p99 ms': webhooks.answerToWebhookMs.p99,
-  [`events delivered per second (${webhooks.events} queued at once)`]: webhooks.deliveredPerSecond,
-});
-
-const report = {
+const report: Record<string, unknown> = {
   date: new Date().toISOString(),
   node: process.version,
-  pipeline,
-  management,
-  authFlow,
-  http,
-  webhooks,
+  quick: values.quick ?? false,
+  counts: Object.fromEntries(Object.keys(counts).map((name) => [name, count(name as Count)])),
+  connections,
 };
+const benchStarted = performance.now();
+
+// The in-process sections share one environment (its store client is made once per process).
+const inProcess: readonly Section[] = ['cold-start', 'scaling', 'pipeline', 'management', 'auth-flow'];
+if (inProcess.some(runs)) {
+  const environment = await startBenchEnvironment();
+  try {
+    await section('cold-start', async () => {
+      const coldStarts = await benchColdStarts(environment, {
+        repetitions: count('cold-starts'),
+        outdir: '.tmp/bench-bundles',
+        handlers: values.quick ? 'endpoint classes' : 'all',
+      });
+      report.coldStarts = coldStarts;
+      console.log(
+        `\nCold start per function bundle: a fresh node process imports it and serves one request ` +
+          `(median of ${coldStarts.repetitions}; targets ≤ 150 ms and ≤ 500 KB)`,
+      );
+      console.table(
+        Object.fromEntries(
+          coldStarts.bundles.map((bundle) => [
+            bundle.handler,
+            {
+              KB: round(bundle.bundleBytes / 1024, 1),
+              'first request': bundle.request ?? '—',
+              status: bundle.status ?? '—',
+              'import ms': bundle.importMs ?? '—',
+              'first request ms': bundle.firstRequestMs ?? '—',
+              'import + request ms': bundle.coldStartMs ?? '—',
+              'since process start ms': bundle.sinceProcessStartMs ?? '—',
+            },
+          ]),
+        ),
+      );
+      const timed = coldStarts.bundles.flatMap((bundle) =>
+        bundle.coldStartMs === null ? [] : [bundle.coldStartMs],
+      );
+      const sizes = coldStarts.bundles.map((bundle) => bundle.bundleBytes / 1024);
+      console.log(
+        `  import + first request: median ${round(median(timed), 1)} ms, max ${round(Math.max(...timed), 1)} ms, ` +
+          `${timed.filter((ms) => ms > 150).length} of ${timed.length} over 150 ms; ` +
+          `importing the AWS SDK's DynamoDB clients alone: ${coldStarts.awsSdkImportMs} ms`,
+      );
+      console.log(
+        `  bundles: median ${round(median(sizes), 1)} KB, max ${round(Math.max(...sizes), 1)} KB, ` +
+          `${sizes.filter((kb) => kb > 500).length} of ${sizes.length} over 500 KB`,
+      );
+    });
+
+    await section('scaling', async () => {
+      const points = await benchScaling(environment, {
+        users: count('users'),
+        services: count('services'),
+        requests: count('class-requests'),
+        warmup: values.quick ? 3 : 10,
+      });
+      report.scaling = points;
+      const [base, ...grown] = points;
+      if (!base) throw new Error('no scale point');
+      console.log(
+        `\nEndpoint classes, in-process (store in another process), ${plural(base.users, 'user')} and ` +
+          `${plural(base.services, 'service')}, ` +
+          `${count('class-requests')} requests each`,
+      );
+      console.table(
+        Object.fromEntries(
+          base.classes.map((each) => [
+            each.name,
+            {
+              route: each.route,
+              'store round trips': target(each.storeRoundTrips, each.roundTripTarget),
+              'server CPU ms': each.serverCpuMsPerRequest,
+              'crypto ms': each.cryptoCpuMsPerRequest,
+              'server / crypto': each.ratioToCrypto ?? '—',
+              'CPU ms, store from memory': each.cpuMsPerRequestWithoutIo ?? '—',
+              'that / crypto (≤ 1.3)': each.ratioWithoutIoToCrypto ?? '—',
+              'median ms': each.latencyMs.median,
+              'p99 ms': each.latencyMs.p99,
+            },
+          ]),
+        ),
+      );
+      console.log(
+        `  approvals (create, device list, answer, poll; handlers only): ${base.flow.perSecond}/s, ` +
+          `median ${base.flow.latencyMs.median} ms, p99 ${base.flow.latencyMs.p99} ms`,
+      );
+      const commands = (each: EndpointCostFigures) =>
+        JSON.stringify({ ...each.storeCommands, ...each.queueCommands });
+      console.log('  commands:');
+      for (const each of base.classes) console.log(`    ${each.name}: ${commands(each)}`);
+
+      console.log(
+        `\nScaling: the same directory grown (u users, s services), ratios to ${plural(base.users, 'user')} ` +
+          '(should stay flat)',
+      );
+      for (const point of grown) {
+        console.log(
+          `  ${plural(point.users, 'user')}, ${plural(point.services, 'service')}: seeded in ${point.seedSeconds} s` +
+            (point.seedItemsPerSecond === null ? '' : ` (${point.seedItemsPerSecond} items/s)`),
+        );
+      }
+      const label = (point: (typeof points)[number]) => `${point.users} u, ${point.services} s`;
+      const growthRow = (index: number): Record<string, string> => {
+        const reference = base.classes[index] as EndpointCostFigures;
+        const row: Record<string, string> = {
+          'round trips': points.map((point) => String(point.classes[index]?.storeRoundTrips)).join(' · '),
+        };
+        for (const point of points) {
+          const figures = point.classes[index] as EndpointCostFigures;
+          row[`CPU ms, ${label(point)}`] = vs(figures.serverCpuMsPerRequest, reference.serverCpuMsPerRequest);
+          row[`median ms, ${label(point)}`] = vs(figures.latencyMs.median, reference.latencyMs.median);
+        }
+        return row;
+      };
+      console.table(Object.fromEntries(base.classes.map((each, index) => [each.name, growthRow(index)])));
+      console.log(
+        `  approvals per second: ${points.map((point) => `${vs(point.flow.perSecond, base.flow.perSecond, 0)} with ${label(point)}`).join(', ')}`,
+      );
+    });
+
+    await section('pipeline', async () => {
+      const pipeline = await benchPipeline(environment, count('requests'), {
+        ...(values.profile ? { profilePath: 'bench-results/pipeline.cpuprofile' } : {}),
+      });
+      report.pipeline = pipeline;
+      console.log('\nSigned request with a body, in-process pipeline (store in another process)');
+      console.table({
+        'server CPU ms/request': pipeline.serverCpuMsPerRequest,
+        'unavoidable crypto ms/request': pipeline.cryptoCpuMsPerRequest,
+        [`store client ms/request (${pipeline.storeRoundTripsPerRequest} round trips)`]:
+          pipeline.storeClientCpuMsPerRequest,
+        'ratio server / crypto': pipeline.ratioToCrypto,
+        'ratio (server − store client) / crypto': pipeline.ratioToCryptoExcludingStoreClient,
+        'pipeline CPU ms/request, store answers from memory': pipeline.pipelineCpuMsPerRequestWithoutStoreIo,
+        'ratio pipeline / crypto (target ≤ 1.3)': pipeline.pipelineRatioToCrypto,
+        'latency median ms': pipeline.latencyMs.median,
+        'latency p99 ms': pipeline.latencyMs.p99,
+        'requests/s, one after another': pipeline.requestsPerSecond,
+      });
+    });
+
+    await section('management', async () => {
+      const management = await benchManagement(environment, {
+        services: count('services'),
+        listRequests: values.quick ? 10 : 50,
+        createRequests: values.quick ? 20 : 200,
+      });
+      report.management = management;
+      console.log(`\nManagement API, in-process`);
+      console.table({
+        [`list services of a directory with ${management.listServices.services}`]: {
+          'store round trips': JSON.stringify(management.listServices.storeRoundTrips),
+          'service Query pages': management.listServices.queryPages,
+          'median ms': management.listServices.latencyMs.median,
+          'p99 ms': management.listServices.latencyMs.p99,
+          'CPU ms/request': management.listServices.serverCpuMsPerRequest,
+        },
+        'create a Directory Service': {
+          'store round trips': JSON.stringify(management.createService.storeRoundTrips),
+          'per second': management.createService.perSecond,
+          'median ms': management.createService.latencyMs.median,
+          'p99 ms': management.createService.latencyMs.p99,
+          'CPU ms/request': management.createService.serverCpuMsPerRequest,
+        },
+      });
+    });
+
+    await section('auth-flow', async () => {
+      const authFlow = await benchAuthFlow(environment, count('flows'));
+      report.authFlow = authFlow;
+      console.log(`\nAuthorization flow, in-process, ${authFlow.flows} flows one after another for one user`);
+      console.table({
+        'flows/s (the 4 handlers)': authFlow.perSecond,
+        "flows/s end to end (with the service's and the device's own crypto, in this process)":
+          authFlow.perSecondEndToEnd,
+        'handler ms per flow, median': authFlow.latencyMs.median,
+        'handler ms per flow, p99': authFlow.latencyMs.p99,
+        'server CPU ms/flow': authFlow.serverCpuMsPerFlow,
+        'unavoidable crypto ms/flow': authFlow.cryptoCpuMsPerFlow,
+        'crypto share of server CPU %': authFlow.cryptoSharePercent,
+      });
+      console.table(
+        Object.fromEntries(
+          Object.entries(authFlow.steps).map(([step, figures]) => [
+            step,
+            {
+              'store round trips': target(figures.storeRoundTrips, figures.target),
+              commands: JSON.stringify(figures.storeCommands),
+              queue: JSON.stringify(figures.queueCommands),
+              'median ms': figures.latencyMs?.median ?? '—',
+              'CPU ms': figures.serverCpuMsPerRequest ?? '—',
+            },
+          ]),
+        ),
+      );
+    });
+  } finally {
+    await environment.close();
+  }
+}
+
+await section('http', async () => {
+  const http = await benchHttp({
+    connections,
+    requests: count('http-requests'),
+    warmup: values.quick ? 3 : 10,
+  });
+  report.http = http;
+  console.log(
+    `\nLocal runtime over HTTP (npm start in its own process, store included), ${count('http-requests')} ` +
+      `requests per run; ratios to 1 connection`,
+  );
+  const single = (name: string) =>
+    http.find((each) => each.name === name && each.connections === connections[0]);
+  console.table(
+    Object.fromEntries(
+      http.map((each) => [
+        `${each.name}, ${each.connections} conn.`,
+        {
+          'requests/s': vs(each.requestsPerSecond, single(each.name)?.requestsPerSecond, 0),
+          'median ms': each.latencyMs.median,
+          'p99 ms': each.latencyMs.p99,
+          unexpected: each.unexpected,
+        },
+      ]),
+    ),
+  );
+});
+
+await section('key-sizes', async () => {
+  const keySizes = await benchKeySizes({
+    requests: count('key-size-requests'),
+    // Three more runtimes to start would double the quick run.
+    http: values.quick ? undefined : { requests: count('http-requests'), connections: 8, warmup: 10 },
+  });
+  report.keySizes = keySizes;
+  const [reference] = keySizes;
+  console.log(
+    '\nAPI key size: in-process pipeline (as one Lambda container) and signed read over HTTP at 8 connections',
+  );
+  console.table(
+    Object.fromEntries(
+      keySizes.map(({ bits, pipeline, http }) => [
+        `${bits} bits`,
+        {
+          'crypto ms': vs(pipeline.cryptoCpuMsPerRequest, reference?.pipeline.cryptoCpuMsPerRequest),
+          'server CPU ms': vs(pipeline.serverCpuMsPerRequest, reference?.pipeline.serverCpuMsPerRequest),
+          'server / crypto': pipeline.ratioToCrypto,
+          'store from memory / crypto (≤ 1.3)': pipeline.pipelineRatioToCrypto,
+          'requests/s': vs(pipeline.requestsPerSecond, reference?.pipeline.requestsPerSecond, 0),
+          'p99 ms': vs(pipeline.latencyMs.p99, reference?.pipeline.latencyMs.p99),
+          'HTTP requests/s': http ? vs(http.requestsPerSecond, reference?.http?.requestsPerSecond, 0) : '—',
+          'HTTP p99 ms': http ? vs(http.latencyMs.p99, reference?.http?.latencyMs.p99) : '—',
+        },
+      ]),
+    ),
+  );
+});
+
+await section('webhooks', async () => {
+  const webhooks = await benchWebhooks(count('webhook-flows'), count('webhook-events'));
+  report.webhooks = webhooks;
+  console.log('\nWebhooks through the local runtime: queue, poller, worker, a verifying receiver');
+  console.table({
+    [`answer → webhook arrival, median ms (${webhooks.flows} answers)`]: webhooks.answerToWebhookMs.median,
+    'answer → webhook arrival, p99 ms': webhooks.answerToWebhookMs.p99,
+    [`events delivered per second (${webhooks.events} queued at once)`]: webhooks.deliveredPerSecond,
+  });
+});
+
+report.budgets = budgets(report);
+console.log('\nBudgets (architecture.md, issue 7)');
+console.table(report.budgets);
+report.seconds = { ...sectionSeconds, total: round((performance.now() - benchStarted) / 1000, 1) };
 await writeFile('bench-results/latest.json', `${JSON.stringify(report, null, 2)}\n`);
-console.log('\nWritten to bench-results/latest.json');
+console.log(
+  `\nWritten to bench-results/latest.json (${round((performance.now() - benchStarted) / 1000, 1)} s in all)`,
+);
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
+}
+
+/** Every budget the run measured: the figure, the target, and whether it was met. */
+function budgets(
+  figures: Record<string, unknown>,
+): Record<string, { figure: string; target: string; met: string }> {
+  const rows: Record<string, { figure: string; target: string; met: string }> = {};
+  const row = (name: string, figure: string, targetText: string, met: boolean) => {
+    rows[name] = { figure, target: targetText, met: met ? 'yes' : 'NO' };
+  };
+  const points = figures.scaling as Awaited<ReturnType<typeof benchScaling>> | undefined;
+  const pipeline = figures.pipeline as Awaited<ReturnType<typeof benchPipeline>> | undefined;
+  const coldStarts = figures.coldStarts as Awaited<ReturnType<typeof benchColdStarts>> | undefined;
+  const base = points?.[0];
+  if (base) {
+    const signed = base.classes.filter((each) => each.ratioToCrypto !== null);
+    const worst = (pick: (each: EndpointCostFigures) => number) =>
+      signed.reduce((most, each) => (pick(each) > pick(most) ? each : most));
+    const whole = worst((each) => each.ratioToCrypto ?? 0);
+    row(
+      'server CPU / crypto, signed classes (whole server)',
+      `max ${whole.ratioToCrypto} (${whole.name})`,
+      '≤ 1.3',
+      (whole.ratioToCrypto ?? 0) <= 1.3,
+    );
+    const own = worst((each) => each.ratioWithoutIoToCrypto ?? 0);
+    row(
+      'server CPU / crypto, signed classes, store answers from memory',
+      `max ${own.ratioWithoutIoToCrypto} (${own.name})`,
+      '≤ 1.3',
+      (own.ratioWithoutIoToCrypto ?? 0) <= 1.3,
+    );
+    for (const each of base.classes) {
+      if (each.roundTripTarget === null) continue;
+      const most = Math.max(
+        ...points.map((point) => point.classes.find((c) => c.name === each.name)?.storeRoundTrips ?? 0),
+      );
+      row(
+        `store round trips, ${each.name}`,
+        `${most}`,
+        `≤ ${each.roundTripTarget}`,
+        most <= each.roundTripTarget,
+      );
+    }
+    const scans = points
+      .flatMap((point) => point.classes)
+      .filter((each) => (each.storeCommands.ScanCommand ?? 0) > 0);
+    row('Scan on a request path', `${scans.length}`, '0', scans.length === 0);
+    const last = points.at(-1);
+    if (last && last !== base) {
+      // Below half a millisecond (ping, and the API key from memory) a ratio is timer noise.
+      const growth = base.classes
+        .filter((each) => each.serverCpuMsPerRequest >= 0.5)
+        .map((each) => {
+          const grown = last.classes.find((c) => c.name === each.name) as EndpointCostFigures;
+          return { name: each.name, ratio: grown.serverCpuMsPerRequest / each.serverCpuMsPerRequest };
+        });
+      const steepest = growth.reduce((most, each) => (each.ratio > most.ratio ? each : most));
+      const sameTrips = base.classes.every((each) =>
+        points.every(
+          (point) =>
+            point.classes.find((c) => c.name === each.name)?.storeRoundTrips === each.storeRoundTrips,
+        ),
+      );
+      row(
+        `flat from 1 user to ${last.users} users and ${last.services} services`,
+        `round trips ${sameTrips ? 'unchanged' : 'CHANGED'}; CPU ×${round(steepest.ratio, 2)} at most (${steepest.name})`,
+        'round trips unchanged, CPU ≤ ×1.25 (classes ≥ 0.5 ms)',
+        sameTrips && steepest.ratio <= 1.25,
+      );
+    }
+  }
+  if (pipeline) {
+    row(
+      'pipeline request: server CPU / crypto',
+      `${pipeline.ratioToCrypto}`,
+      '≤ 1.3',
+      pipeline.ratioToCrypto <= 1.3,
+    );
+    row(
+      'pipeline request: store answers from memory / crypto',
+      `${pipeline.pipelineRatioToCrypto}`,
+      '≤ 1.3',
+      pipeline.pipelineRatioToCrypto <= 1.3,
+    );
+  }
+  if (coldStarts) {
+    const timed = coldStarts.bundles.filter((bundle) => bundle.coldStartMs !== null);
+    const slowest = timed.reduce((most, each) =>
+      (each.coldStartMs ?? 0) > (most.coldStartMs ?? 0) ? each : most,
+    );
+    row(
+      'cold start: import + first request',
+      `max ${slowest.coldStartMs} ms (${slowest.handler}), ${timed.filter((b) => (b.coldStartMs ?? 0) > 150).length} of ${timed.length} over`,
+      '≤ 150 ms',
+      (slowest.coldStartMs ?? 0) <= 150,
+    );
+    const largest = coldStarts.bundles.reduce((most, each) =>
+      each.bundleBytes > most.bundleBytes ? each : most,
+    );
+    row(
+      'bundle size',
+      `max ${round(largest.bundleBytes / 1024, 1)} KB (${largest.handler})`,
+      '≤ 500 KB',
+      largest.bundleBytes <= 500 * 1024,
+    );
+  }
+  return rows;
+}

@@ -1,47 +1,96 @@
-/** Instruments the store client of this process, for benches. */
-type Send = (command: { constructor: { name: string } }) => Promise<unknown>;
+/** Instruments the store client of this process, for benches; queue-calls.ts does the same for the queue. */
+type Command = { constructor: { name: string } };
+export type Send = (this: unknown, command: Command, ...rest: unknown[]) => Promise<unknown>;
+/** Routes a client's sends through `wrap`; the function it returns puts the client back. */
+export type SendHook = (wrap: (send: Send) => Send) => Promise<() => void>;
 
-async function withSend<T>(wrap: (send: Send) => Send, measure: () => Promise<T>): Promise<T> {
+const storeClient: SendHook = async (wrap) => {
   const { dynamo } = await import('#shared/store/dynamo');
-  const original = dynamo.send.bind(dynamo) as unknown as Send;
-  (dynamo as unknown as { send: Send }).send = wrap(original);
-  try {
-    return await measure();
-  } finally {
-    (dynamo as unknown as { send: Send }).send = original;
-  }
-}
+  const client = dynamo as unknown as { send: Send };
+  const original = client.send;
+  client.send = wrap(original);
+  return () => {
+    client.send = original;
+  };
+};
 
-/** Runs `measure` and counts the store round trips it made, by command. */
-export async function countingStoreCalls<T>(
+/** Runs `measure` and counts the commands the hooked client sent, by name. */
+export async function counting<T>(
+  hook: SendHook,
   measure: () => Promise<T>,
 ): Promise<{ result: T; calls: Record<string, number> }> {
   const calls: Record<string, number> = {};
-  const result = await withSend(
-    (send) => (command) => {
-      calls[command.constructor.name] = (calls[command.constructor.name] ?? 0) + 1;
-      return send(command);
-    },
-    measure,
+  const restore = await hook(
+    (send) =>
+      function (command, ...rest) {
+        calls[command.constructor.name] = (calls[command.constructor.name] ?? 0) + 1;
+        return send.call(this, command, ...rest);
+      },
   );
-  return { result, calls };
+  try {
+    return { result: await measure(), calls };
+  } finally {
+    restore();
+  }
+}
+
+/** A client's answers as they were recorded; see recording. */
+export interface Recording {
+  /** From now on every command is answered from the recording, in order and over again, and nothing is sent. */
+  replay(): void;
+  restore(): void;
 }
 
 /**
- * Runs `measure` while the store client answers each kind of command with the first real answer it got for it, so the
- * pipeline's own cost can be told apart from the store client's. Correct for request shapes whose answers never
- * change (the issuer's keys) or do not matter (a new jti's put).
+ * Records the hooked client's answers (and failures) in order until `replay()`, then answers every command with them
+ * in turn, starting over at the end, without sending anything. Requests that make the same commands as the recorded
+ * one (the same kind of request for the same target) see the store exactly as it answered it, so that a handler's
+ * own cost can be told apart from its client's; a command out of step with the recording is an error.
  */
-export async function replayingStoreAnswers<T>(measure: () => Promise<T>): Promise<T> {
-  const answers = new Map<string, unknown>();
-  return withSend(
-    (send) => async (command) => {
-      const name = command.constructor.name;
-      if (!answers.has(name)) answers.set(name, await send(command));
-      return answers.get(name);
-    },
-    measure,
+export async function recording(hook: SendHook): Promise<Recording> {
+  const recorded: { name: string; answer?: unknown; error?: unknown }[] = [];
+  let replaying = false;
+  let next = 0;
+  const restore = await hook(
+    (send) =>
+      async function (command, ...rest) {
+        const name = command.constructor.name;
+        if (!replaying) {
+          try {
+            const answer = await send.call(this, command, ...rest);
+            recorded.push({ name, answer });
+            return answer;
+          } catch (error) {
+            recorded.push({ name, error });
+            throw error;
+          }
+        }
+        const entry = recorded[next++ % recorded.length];
+        if (entry?.name !== name)
+          throw new Error(`${name} where the recording has ${entry?.name ?? 'nothing'}`);
+        if ('error' in entry) throw entry.error;
+        return entry.answer;
+      },
   );
+  return {
+    replay() {
+      replaying = true;
+      next = 0;
+    },
+    restore,
+  };
+}
+
+/** Runs `measure` and counts the store round trips it made, by command. */
+export function countingStoreCalls<T>(
+  measure: () => Promise<T>,
+): Promise<{ result: T; calls: Record<string, number> }> {
+  return counting(storeClient, measure);
+}
+
+/** Records the store's answers, to replay them: see recording. */
+export function recordStoreAnswers(): Promise<Recording> {
+  return recording(storeClient);
 }
 
 export function totalCalls(calls: Record<string, number>): number {

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { engineClientConfig } from '#infra/local/engines';
-import { Authenticator, linkAuthenticator } from '#shared/authenticator/authenticator';
 import { ApiClient } from '#shared/client/api-client';
 import { queuedMessageBody } from '#shared/events/webhook-event';
 import { keyId } from '#shared/protocol/kid';
 import { percentile, round } from '#test/bench/stats';
 import { startServiceProcess } from '#test/support/service-process';
+import { setUpTenant } from '#test/support/tenant';
 import { startWebhookReceiver } from '#test/support/webhook-receiver';
 
 export interface WebhookFigures {
@@ -34,20 +34,24 @@ export async function benchWebhooks(flows: number, events: number): Promise<Webh
     apiBaseUrl: service.baseUrl,
     keys: new Map([[keyId(organizationKey), organizationKey]]),
   });
-  const sqs = new SQSClient(
-    engineClientConfig(
-      (JSON.parse(await readFile(join(dataDir, 'runtime.json'), 'utf8')) as { sqsEndpoint: string })
-        .sqsEndpoint,
-    ),
-  );
+  const { sqsEndpoint, queueUrl } = JSON.parse(await readFile(join(dataDir, 'runtime.json'), 'utf8')) as {
+    sqsEndpoint: string;
+    queueUrl: string;
+  };
+  const sqs = new SQSClient(engineClientConfig(sqsEndpoint));
   try {
     const organization = new ApiClient({
       baseUrl: service.baseUrl,
       issuer: `org:${service.organizationId}`,
       privateKeyPem: organizationPem,
     });
-    const { serviceId, device } = await scene(organization, service.baseUrl, receiver.url('/hooks'));
-    const subject = `svc:${serviceId}`;
+    // A service whose callback_url is the receiver, and a linked device for user `bench`.
+    const tenant = await setUpTenant(organization, service.baseUrl, {
+      name: 'Bench webhooks',
+      callbackUrl: receiver.url('/hooks'),
+    });
+    const { subject } = tenant;
+    const device = await tenant.linkUser('bench');
 
     const latencies: number[] = [];
     let lastAuthRequest = '';
@@ -68,9 +72,6 @@ export async function benchWebhooks(flows: number, events: number): Promise<Webh
     }
 
     // The same answered request's event, many times over: the queue and the worker are what is measured.
-    const { queueUrl } = JSON.parse(await readFile(join(dataDir, 'runtime.json'), 'utf8')) as {
-      queueUrl: string;
-    };
     const body = queuedMessageBody({ kind: 'authorization-response', authRequestId: lastAuthRequest });
     const before = receiver.received.length;
     const started = Date.now();
@@ -98,33 +99,4 @@ export async function benchWebhooks(flows: number, events: number): Promise<Webh
     await service.stop('SIGINT');
     await rm(dataDir, { recursive: true, force: true });
   }
-}
-
-/** A directory with a service whose callback_url is the receiver, and a linked device for user `bench`. */
-async function scene(organization: ApiClient, baseUrl: string, callbackUrl: string) {
-  const directoryId = (
-    await organization.call<{ id: string }>('POST', '/organization/v3/directories', {
-      body: { name: 'Bench webhooks' },
-    })
-  ).body?.id as string;
-  const sdkKey = (
-    await organization.call<{ sdk_key: string }>('POST', '/organization/v3/directory/sdk-keys', {
-      body: { directory_id: directoryId },
-    })
-  ).body?.sdk_key as string;
-  const asDirectory = { subject: `dir:${directoryId}` };
-  const serviceId = (
-    await organization.call<{ id: string }>('POST', '/directory/v3/services', {
-      ...asDirectory,
-      body: { name: 'Bench webhooks service', callback_url: callbackUrl },
-    })
-  ).body?.id as string;
-  const code = (
-    await organization.call<{ code: string }>('POST', '/directory/v3/devices', {
-      ...asDirectory,
-      body: { identifier: 'bench' },
-    })
-  ).body?.code as string;
-  const device = new Authenticator(await linkAuthenticator({ baseUrl, sdkKey, code }));
-  return { serviceId, device };
 }

@@ -15,7 +15,12 @@ export interface Tenant {
 export async function setUpTenant(
   organization: ApiClient,
   baseUrl: string,
-  options: { readonly name: string; readonly callbackUrl?: string },
+  options: {
+    readonly name: string;
+    readonly callbackUrl?: string;
+    /** How the authenticators reach the service; the global fetch unless given (the bench calls handlers in-process). */
+    readonly fetch?: typeof globalThis.fetch;
+  },
 ): Promise<Tenant> {
   const directoryId = (
     await organization.call<{ id: string }>('POST', '/organization/v3/directories', {
@@ -49,7 +54,8 @@ export async function setUpTenant(
           body: { identifier },
         })
       ).body?.code as string;
-      return new Authenticator(await linkAuthenticator({ baseUrl, sdkKey, code }));
+      const transport = options.fetch ? { fetch: options.fetch } : {};
+      return new Authenticator(await linkAuthenticator({ baseUrl, sdkKey, code, ...transport }), transport);
     },
   };
 }
