@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { httpRoutes } from '#infra/routes';
 import type { PreparedRequest } from '#shared/client/api-client';
 import { queuedMessageBody } from '#shared/events/webhook-event';
-import { buildHandlerBundles, bundledHandlers, bundleName } from '#test/bench/bundles';
+import { buildHandlerBundles, bundledHandlers, bundleName } from '#test/support/handler-bundles';
 import { type ClassName, classNames, endpointClasses } from '#test/bench/endpoint-classes';
 import type { BenchEnvironment } from '#test/bench/environment';
 import { loadRouteTable } from '#test/bench/route-table';
@@ -20,8 +20,8 @@ export interface ColdStartsFigures {
   readonly repetitions: number;
   readonly bundles: BundleFigures[];
   /**
-   * A fresh process that only imports the AWS SDK's DynamoDB clients, which the bundles leave out (Lambda's runtime
-   * provides them): the part of a table function's import that is not the bundle's own code. Median, ms.
+   * A fresh process that only imports the AWS SDK's DynamoDB clients from node_modules, as a function that uses the
+   * runtime's SDK instead of its own bundled copy does (infra/route-function.ts, `bundlingFor`). Median, ms.
    */
   readonly awsSdkImportMs: number;
 }

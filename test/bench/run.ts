@@ -196,7 +196,7 @@ if (inProcess.some(runs)) {
       console.log(
         `  import + first request: median ${round(median(timed), 1)} ms, max ${round(Math.max(...timed), 1)} ms, ` +
           `${timed.filter((ms) => ms > 150).length} of ${timed.length} over 150 ms; ` +
-          `importing the AWS SDK's DynamoDB clients alone: ${coldStarts.awsSdkImportMs} ms`,
+          `importing the DynamoDB clients from node_modules instead (the runtime's SDK): ${coldStarts.awsSdkImportMs} ms`,
       );
       console.log(
         `  bundles: median ${round(median(sizes), 1)} KB, max ${round(Math.max(...sizes), 1)} KB, ` +

@@ -2,10 +2,9 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handlerBundling } from '#infra/route-function';
 import { type Access, fallbackRoute, httpRoutes, webhookConsumers } from '#infra/routes';
+import { buildHandlerBundles, bundleName } from '#test/support/handler-bundles';
 
 /** architecture.md's budget for one function's bundle. */
 const maxBundleBytes = 500 * 1024;
@@ -37,29 +36,11 @@ function environmentFor(access: Access): Record<string, string> {
       : {}),
   };
 }
-const bundleName = (handler: string) => handler.replaceAll('/', '__');
 
 beforeAll(async () => {
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
-  // What NodejsFunction asks of esbuild, for every handler in one run.
-  await build({
-    entryPoints: Object.fromEntries(
-      handlers.map((handler) => [bundleName(handler), `functions/${handler}.ts`]),
-    ),
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: handlerBundling.target,
-    minify: handlerBundling.minify,
-    sourcemap: handlerBundling.sourceMap,
-    mainFields: handlerBundling.mainFields,
-    external: handlerBundling.externalModules,
-    banner: { js: handlerBundling.banner },
-    logLevel: 'silent',
-  });
+  await buildHandlerBundles(outdir, handlers);
 }, 120_000);
 
 describe('the bundled handlers', () => {

@@ -1,0 +1,44 @@
+import { build } from 'esbuild';
+import { bundlingFor } from '#infra/route-function';
+import { fallbackRoute, httpRoutes, webhookConsumers } from '#infra/routes';
+
+/** Every function the stack deploys, by its module under functions/. */
+export const bundledHandlers = [
+  ...new Set([
+    ...httpRoutes.map((route) => route.handler),
+    fallbackRoute.handler,
+    ...webhookConsumers.map((consumer) => consumer.handler),
+    'deploy/api-key-ring',
+  ]),
+];
+
+/** A handler's bundle file name in the output directory, without its `.mjs`. */
+export const bundleName = (handler: string) => handler.replaceAll('/', '__');
+
+/** Bundles the handlers into `outdir` as NodejsFunction asks esbuild to: one run per distinct bundling. */
+export async function buildHandlerBundles(outdir: string, handlers: readonly string[] = bundledHandlers) {
+  const groups = new Map<ReturnType<typeof bundlingFor>, string[]>();
+  for (const handler of handlers) {
+    const bundling = bundlingFor(handler);
+    groups.set(bundling, [...(groups.get(bundling) ?? []), handler]);
+  }
+  for (const [bundling, members] of groups) {
+    await build({
+      entryPoints: Object.fromEntries(
+        members.map((handler) => [bundleName(handler), `functions/${handler}.ts`]),
+      ),
+      outdir,
+      outExtension: { '.js': '.mjs' },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: bundling.target,
+      minify: bundling.minify,
+      sourcemap: bundling.sourceMap,
+      mainFields: bundling.mainFields,
+      external: bundling.externalModules,
+      banner: { js: bundling.banner },
+      logLevel: 'silent',
+    });
+  }
+}
