@@ -41,7 +41,8 @@ type Count = keyof typeof counts;
 
 const help = `Usage: npm run bench [-- options]
 
-Prints tables, and writes every figure to bench-results/latest.json. In order:
+Prints tables, and writes every figure to bench-results/latest.json (a --quick or --only run to
+bench-results/quick.json or bench-results/only-<sections>.json, so the full run's figures stay). In order:
   cold-start  Every function bundled by esbuild as the stack bundles it: bundle size (target ≤ 500 KB), and a
               fresh node process that imports the bundle and serves one request, --cold-starts times each
               (target ≤ 150 ms for import + first request); with --quick only the endpoint classes' functions
@@ -429,10 +430,14 @@ report.budgets = budgets(report);
 console.log('\nBudgets (architecture.md, issue 7)');
 console.table(report.budgets);
 report.seconds = { ...sectionSeconds, total: round((performance.now() - benchStarted) / 1000, 1) };
-await writeFile('bench-results/latest.json', `${JSON.stringify(report, null, 2)}\n`);
-console.log(
-  `\nWritten to bench-results/latest.json (${round((performance.now() - benchStarted) / 1000, 1)} s in all)`,
-);
+// Only a full run replaces the figures the README quotes.
+const reportFile = values.quick
+  ? 'bench-results/quick.json'
+  : values.only
+    ? `bench-results/only-${only.join('-')}.json`
+    : 'bench-results/latest.json';
+await writeFile(reportFile, `${JSON.stringify(report, null, 2)}\n`);
+console.log(`\nWritten to ${reportFile} (${round((performance.now() - benchStarted) / 1000, 1)} s in all)`);
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;

@@ -36,7 +36,6 @@ if (values.help) {
 }
 
 process.env.NODE_NO_WARNINGS = '1';
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const report = await soak({
   seconds: Number(values.seconds),
   users: Number(values.users),
