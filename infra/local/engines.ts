@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import dynalite from 'dynalite';
 import { createSqsServer } from 'local-aws-sqs';
+import { closeLevelIteratorsOnReturn } from '#infra/local/close-level-iterators';
 
 /** The embedded stand-ins for DynamoDB and SQS, on loopback ports of their own. */
 export interface LocalEngines {
@@ -43,6 +44,7 @@ export function engineEnvironment(settings: {
 export async function startEngines(dataDir: string): Promise<LocalEngines> {
   const dynamoPath = join(dataDir, 'dynamodb');
   await mkdir(dynamoPath, { recursive: true });
+  closeLevelIteratorsOnReturn();
   const dynamo = dynalite({ path: dynamoPath, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await listen(dynamo);
   const sqs = await createSqsServer({ port: 0, hostname: '127.0.0.1' });

@@ -6,11 +6,12 @@ const help = `Usage: npm run soak [-- options]
 
 Runs the full approval flow with many users for a fixed time against the local runtime (npm start's entry point in a
 process of its own, with a webhook receiver), then checks what the run left behind: every request in exactly the
-final state it was driven to, no user holding two pending requests, every answer's webhook received and verified,
-an empty dead-letter queue, and the runtime's memory. With --restart-at it kills the runtime (SIGKILL) in the middle
-of the run and starts it again on the same data: the flows it cut short are settled, and the checks still hold, except
-for webhooks of answers given in the 2 s before the kill, which the local in-memory queue loses (SQS keeps them). Prints the report and writes bench-results/soak.json; exits 1
-if a check failed. CI runs a short form of it (test/e2e/soak.test.ts).
+final state it was driven to, no user holding two pending requests, every answer's webhook received and verified, an
+empty dead-letter queue, and that the runtime's memory held level (for runs of a minute or more). With --restart-at
+it kills the runtime (SIGKILL) in the middle of the run and starts it again on the same data: the flows it cut short
+are settled, and the checks still hold, except for webhooks of answers given in the 2 s before the kill, which the
+local in-memory queue loses (SQS keeps them). Prints the report and writes bench-results/soak.json; exits 1 if a
+check failed. CI runs a short form of it (test/e2e/soak.test.ts).
 
 Options:
   --seconds <n>      how long to run (default 120)

@@ -57,7 +57,18 @@ export interface SoakReport {
   };
   readonly deadLetters: number;
   /** Resident memory of the service process (the restarted one at the end), MB: after set-up, at the end, the most. */
-  readonly memoryMb: { readonly start: number; readonly end: number; readonly max: number };
+  readonly memoryMb: {
+    readonly start: number;
+    readonly end: number;
+    readonly max: number;
+    /** Every 10 s of the run, to tell a plateau from a leak. */
+    readonly every10s: number[];
+    /**
+     * Whether the runtime's memory held level under load: after the first fifth (warm-up), the most of the second half
+     * is within 20 % (+16 MB) of the most of the first. Null for less than 60 s of load by one process.
+     */
+    readonly flat: boolean | null;
+  };
   readonly errors: string[];
   readonly ok: boolean;
 }
@@ -76,9 +87,10 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     apiBaseUrl: service.baseUrl,
     keys: new Map([[keyId(organizationKey), organizationKey]]),
   });
-  const memory: number[] = [];
+  const memory: { at: number; epoch: number; mb: number }[] = [];
   const sampler = setInterval(() => {
-    void residentMb(service.current.child.pid).then((mb) => mb && memory.push(mb));
+    const epoch = service.epoch;
+    void residentMb(service.current.child.pid).then((mb) => mb && memory.push({ at: Date.now(), epoch, mb }));
   }, 500);
   const errors: string[] = [];
   try {
@@ -206,6 +218,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
       }),
     );
     clearTimeout(restart);
+    const loadEnded = Date.now();
     await service.ready;
     const elapsed = (Date.now() - started) / 1000;
 
@@ -274,7 +287,17 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
           .length,
       },
       deadLetters: deadLetters.length,
-      memoryMb: { start: startMemory, end: endMemory, max: Math.max(startMemory, endMemory, ...memory) },
+      memoryMb: {
+        start: startMemory,
+        end: endMemory,
+        max: Math.max(startMemory, endMemory, ...memory.map((sample) => sample.mb)),
+        every10s: memory.filter((_, index) => index % 20 === 19).map((sample) => sample.mb),
+        flat: heldLevel(
+          memory.filter(
+            (sample) => sample.epoch === service.epoch && sample.at >= started && sample.at <= loadEnded,
+          ),
+        ),
+      },
       errors,
     };
     return {
@@ -285,7 +308,8 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
         usersWithTwoPending.length === 0 &&
         report.webhooks.received === report.webhooks.expected &&
         report.webhooks.rejected === 0 &&
-        deadLetters.length === 0,
+        deadLetters.length === 0 &&
+        report.memoryMb.flat !== false,
     };
   } finally {
     clearInterval(sampler);
@@ -311,6 +335,17 @@ async function finalState(
     if (error instanceof ApiRequestError && error.errorCode === 'SVC-007') return 'cancelled';
     throw error;
   }
+}
+
+/** See SoakReport.memoryMb.flat. */
+function heldLevel(samples: readonly { at: number; mb: number }[]): boolean | null {
+  const first = samples[0];
+  const last = samples.at(-1);
+  if (!first || !last || last.at - first.at < 60_000) return null;
+  const settled = samples.slice(Math.floor(samples.length / 5));
+  const half = Math.floor(settled.length / 2);
+  const most = (part: readonly { mb: number }[]) => Math.max(...part.map((sample) => sample.mb));
+  return most(settled.slice(half)) <= most(settled.slice(0, half)) * 1.2 + 16;
 }
 
 async function residentMb(pid: number | undefined): Promise<number | undefined> {

@@ -1,0 +1,86 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { AbstractLevel, AbstractValueIterator } from 'abstract-level';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineClientConfig, type LocalEngines, startEngines } from '#infra/local/engines';
+import { ensureTable } from '#infra/local/provision';
+
+/** Every LevelDB iterator the embedded store opens, and those it has closed. */
+const opened = new Set<object>();
+const closed = new Set<object>();
+type Opening = (this: unknown, ...args: unknown[]) => object;
+
+let dataDir: string;
+let engines: LocalEngines;
+let store: DynamoDBDocumentClient;
+
+beforeAll(async () => {
+  const level = AbstractLevel.prototype as unknown as Record<'values' | 'keys' | 'iterator', Opening>;
+  for (const method of ['values', 'keys', 'iterator'] as const) {
+    const open = level[method];
+    level[method] = function (...args) {
+      const iterator = open.apply(this, args);
+      opened.add(iterator);
+      return iterator;
+    };
+  }
+  const iterator = AbstractValueIterator.prototype as unknown as { close(): Promise<void> };
+  const close = iterator.close;
+  iterator.close = function (this: object) {
+    closed.add(this);
+    return close.call(this);
+  };
+  dataDir = await mkdtemp(join(tmpdir(), 'mfa-engines-'));
+  engines = await startEngines(dataDir);
+  await ensureTable(engines.dynamoEndpoint, 'engines');
+  store = DynamoDBDocumentClient.from(new DynamoDBClient(engineClientConfig(engines.dynamoEndpoint)));
+});
+afterAll(async () => {
+  store?.destroy();
+  await engines?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('the embedded DynamoDB engine', () => {
+  it('closes every LevelDB iterator its reads open, so that a long run does not pin memory', async () => {
+    const TableName = 'engines';
+    for (let index = 0; index < 5; index++) {
+      await store.send(new PutCommand({ TableName, Item: { pk: 'P', sk: `S${index}` } }));
+    }
+    for (let round = 0; round < 20; round++) {
+      await store.send(
+        new QueryCommand({
+          TableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': 'P' },
+          Limit: 2,
+        }),
+      );
+      await store.send(
+        new QueryCommand({
+          TableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': 'P' },
+        }),
+      );
+      await store.send(new GetCommand({ TableName, Key: { pk: 'P', sk: 'S1' } }));
+      await store.send(
+        new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [{ pk: 'P', sk: 'S2' }] } } }),
+      );
+    }
+    await sleep(50);
+    const values = [...opened].filter((each) => each instanceof AbstractValueIterator);
+    expect(values.length).toBeGreaterThan(20);
+    expect(values.filter((each) => !closed.has(each))).toHaveLength(0);
+  });
+});
