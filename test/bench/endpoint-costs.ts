@@ -1,7 +1,9 @@
+import { writeFile } from 'node:fs/promises';
 import type { PreparedRequest } from '#shared/client/api-client';
 import { decryptJson } from '#shared/protocol/jwe';
 import { type ApiSigningKey, type SignedExchange, unavoidableCryptoMs } from '#test/bench/crypto-cost';
 import { type ClassName, classNames, type EndpointClass, flowClasses } from '#test/bench/endpoint-classes';
+import { startProfiler } from '#test/bench/pipeline';
 import { countingQueueCommands, recordQueueAnswers } from '#test/bench/queue-calls';
 import type { RouteTable } from '#test/bench/route-table';
 import { cpuMs, percentile, round } from '#test/bench/stats';
@@ -65,6 +67,8 @@ export async function benchEndpointCosts(
     readonly requests: number;
     readonly warmup: number;
     readonly withoutIo: boolean;
+    /** With `withoutIo`: write each class's replayed run as a V8 CPU profile in this directory. */
+    readonly profileDir?: string;
   },
   classes: Record<ClassName, EndpointClass>,
 ): Promise<EndpointRunFigures> {
@@ -131,6 +135,7 @@ export async function benchEndpointCosts(
         store.replay();
         queue.replay();
         const events = batch.map((request) => table.route(request));
+        const profiler = options.profileDir ? await startProfiler() : undefined;
         const cpu = await cpuMs(async () => {
           for (const routed of events) {
             const result = await routed.invoke();
@@ -139,6 +144,10 @@ export async function benchEndpointCosts(
           }
         });
         withoutIo.set(name, cpu / batch.length);
+        if (profiler && options.profileDir) {
+          const file = `${options.profileDir}/class-${name.replace(/\W+/g, '-')}.cpuprofile`;
+          await writeFile(file, JSON.stringify(await profiler.stop()));
+        }
       } finally {
         queue.restore();
         store.restore();

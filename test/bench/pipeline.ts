@@ -129,7 +129,7 @@ export async function benchPipeline(
 }
 
 /** A V8 CPU profile of what runs between start and stop, for `npm run bench -- --profile`. */
-async function startProfiler(): Promise<{ stop(): Promise<unknown> }> {
+export async function startProfiler(): Promise<{ stop(): Promise<unknown> }> {
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');

@@ -85,8 +85,9 @@ Options (full value / --quick value):
   --key-size-requests <n>    pipeline requests per API key size (300 / 30)
   --webhook-flows <n>        answers whose webhooks are timed (100 / 10)
   --webhook-events <n>       events queued at once for the throughput figure (500 / 50)
-  --profile                  also write a V8 CPU profile of the pipeline's server phase to
-                             bench-results/pipeline.cpuprofile
+  --profile                  also write V8 CPU profiles of the pipeline's server phase and of each endpoint
+                             class with the store's answers from memory to bench-results/pipeline.cpuprofile
+                             and bench-results/class-<class>.cpuprofile
   -h, --help                 show this help`;
 
 const { values } = parseArgs({
@@ -211,6 +212,7 @@ if (inProcess.some(runs)) {
         services: count('services'),
         requests: count('class-requests'),
         warmup: values.quick ? 3 : 10,
+        ...(values.profile ? { profileDir: 'bench-results' } : {}),
       });
       report.scaling = points;
       const [base, ...grown] = points;

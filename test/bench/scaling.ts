@@ -29,6 +29,8 @@ export async function benchScaling(
     readonly services: number;
     readonly requests: number;
     readonly warmup: number;
+    /** Write each class's replayed run at the first point as a CPU profile in this directory. */
+    readonly profileDir?: string;
   },
 ): Promise<ScalePoint[]> {
   const table = await loadRouteTable();
@@ -61,6 +63,7 @@ export async function benchScaling(
         requests: options.requests,
         warmup: options.warmup * (first ? 3 : 1),
         withoutIo: first,
+        ...(first && options.profileDir ? { profileDir: options.profileDir } : {}),
       },
       classes,
     );
