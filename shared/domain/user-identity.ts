@@ -6,8 +6,24 @@ import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from 'node:cry
  * the deployment's hash key, each purpose from its own sub-key.
  */
 function subKey(hashKey: Buffer, purpose: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', hashKey, Buffer.alloc(0), `mfa-authorization/${purpose}`, 32));
+  let ofKey = subKeys.get(hashKey);
+  if (!ofKey) {
+    ofKey = new Map();
+    subKeys.set(hashKey, ofKey);
+  }
+  let derived = ofKey.get(purpose);
+  if (!derived) {
+    derived = Buffer.from(hkdfSync('sha256', hashKey, Buffer.alloc(0), `mfa-authorization/${purpose}`, 32));
+    ofKey.set(purpose, derived);
+  }
+  return derived;
 }
+
+/**
+ * Sub-keys by hash key and purpose: a poll derives four, and HKDF was a tenth of its CPU. The hash key is loaded once
+ * per container, so the same Buffer comes back; purposes are the few written in this file.
+ */
+const subKeys = new WeakMap<Buffer, Map<string, Buffer>>();
 
 function keyedHash(hashKey: Buffer, purpose: string, ...parts: string[]): string {
   return createHmac('sha256', subKey(hashKey, purpose)).update(parts.join('\u0000')).digest('hex');
