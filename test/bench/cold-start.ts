@@ -10,8 +10,7 @@ import { queuedMessageBody } from '#shared/events/webhook-event';
 import { buildHandlerBundles, bundledHandlers, bundleName } from '#test/support/handler-bundles';
 import { type ClassName, classNames, endpointClasses } from '#test/bench/endpoint-classes';
 import type { BenchEnvironment } from '#test/bench/environment';
-import { loadRouteTable } from '#test/bench/route-table';
-import { type SeededUser, seedDirectory } from '#test/bench/seeded-directory';
+import { type SeededUser, seedInProcessDirectory } from '#test/bench/seeded-directory';
 import { percentile, round } from '#test/bench/stats';
 import { toHttpEvent } from '#test/support/events';
 import { projectRoot } from '#test/support/service-process';
@@ -76,7 +75,7 @@ process.stdout.write('\\n' + JSON.stringify({
 }) + '\\n', () => process.exit(0));
 `;
 
-/** The AWS SDK's DynamoDB clients, which every function with a table imports but no bundle contains. */
+/** The AWS SDK's DynamoDB clients from node_modules, as a function on the runtime's SDK imports them. */
 const sdkImportScript = `
 const started = performance.now();
 await import('@aws-sdk/client-dynamodb');
@@ -106,17 +105,8 @@ export async function benchColdStarts(
   await mkdir(outdir, { recursive: true });
   await buildHandlerBundles(outdir);
 
-  const table = await loadRouteTable();
-  const { dynamo, tableName } = await import('#shared/store/dynamo');
-  const organization = environment.client({ fetch: table.fetch });
   const name = `Bench cold starts ${Date.now()}`;
-  const directory = await seedDirectory({
-    organization,
-    organizationId: environment.organizationId,
-    store: { client: dynamo, tableName },
-    clientOptions: { baseUrl: 'http://bench.invalid', fetch: table.fetch },
-    name,
-  });
+  const { table, organization, directory } = await seedInProcessDirectory(environment, name);
   await directory.growTo(options.repetitions);
   let nextUser = 0;
   const classes = endpointClasses({

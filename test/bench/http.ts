@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
+import { runningRuntime } from '#infra/local/attach';
 import { engineClientConfig } from '#infra/local/engines';
 import type { ApiKeySize } from '#shared/api-keys/key-ring';
 import { ApiClient, type PreparedRequest } from '#shared/client/api-client';
@@ -55,10 +56,9 @@ export async function benchHttp(options: {
     dataDir,
     ...(options.apiKeyBits ? ['--api-key-bits', String(options.apiKeyBits)] : []),
   ]);
-  const { dynamoEndpoint, tableName } = JSON.parse(await readFile(join(dataDir, 'runtime.json'), 'utf8')) as {
-    dynamoEndpoint: string;
-    tableName: string;
-  };
+  const runtime = await runningRuntime(dataDir);
+  if (!runtime) throw new Error('the service process wrote no runtime record');
+  const { dynamoEndpoint, tableName } = runtime;
   const storeClient = DynamoDBDocumentClient.from(new DynamoDBClient(engineClientConfig(dynamoEndpoint)), {
     marshallOptions: { removeUndefinedValues: true },
   });

@@ -2,8 +2,7 @@ import { currentApiKey } from '#test/bench/crypto-cost';
 import { endpointClasses } from '#test/bench/endpoint-classes';
 import { benchEndpointCosts, type EndpointRunFigures } from '#test/bench/endpoint-costs';
 import type { BenchEnvironment } from '#test/bench/environment';
-import { loadRouteTable } from '#test/bench/route-table';
-import { type SeededUser, seedDirectory } from '#test/bench/seeded-directory';
+import { type SeededUser, seedInProcessDirectory } from '#test/bench/seeded-directory';
 import { round } from '#test/bench/stats';
 
 export interface ScalePoint extends EndpointRunFigures {
@@ -33,17 +32,8 @@ export async function benchScaling(
     readonly profileDir?: string;
   },
 ): Promise<ScalePoint[]> {
-  const table = await loadRouteTable();
-  const { dynamo, tableName } = await import('#shared/store/dynamo');
-  const organization = environment.client({ fetch: table.fetch });
   const name = `Bench scaling ${Date.now()}`;
-  const directory = await seedDirectory({
-    organization,
-    organizationId: environment.organizationId,
-    store: { client: dynamo, tableName },
-    clientOptions: { baseUrl: 'http://bench.invalid', fetch: table.fetch },
-    name,
-  });
+  const { table, organization, directory } = await seedInProcessDirectory(environment, name);
   await directory.growTo(1);
   let nextUser = (): SeededUser => directory.users[0] as SeededUser;
   const classes = endpointClasses({

@@ -21,6 +21,8 @@ import {
   userRecordKey,
 } from '#shared/store/keys';
 import { isoSeconds } from '#shared/time';
+import type { BenchEnvironment } from '#test/bench/environment';
+import { loadRouteTable, type RouteTable } from '#test/bench/route-table';
 import { rsaKeyPair, type TestKeyPair } from '#test/support/keys';
 
 /** A table and a store client that reaches it: the bench environment's, or a service process's engine. */
@@ -233,4 +235,25 @@ export async function seedDirectory(options: {
       return (performance.now() - started) / 1000;
     },
   };
+}
+
+/**
+ * A directory seeded in the bench environment's store, whose API is reached through the route table's handlers in
+ * this process: what the in-process benches measure against.
+ */
+export async function seedInProcessDirectory(
+  environment: BenchEnvironment,
+  name: string,
+): Promise<{ table: RouteTable; organization: ApiClient; directory: SeededDirectory }> {
+  const table = await loadRouteTable();
+  const { dynamo, tableName } = await import('#shared/store/dynamo');
+  const organization = environment.client({ fetch: table.fetch });
+  const directory = await seedDirectory({
+    organization,
+    organizationId: environment.organizationId,
+    store: { client: dynamo, tableName },
+    clientOptions: { baseUrl: 'http://bench.invalid', fetch: table.fetch },
+    name,
+  });
+  return { table, organization, directory };
 }

@@ -1,14 +1,12 @@
-import { createPrivateKey } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { runningRuntime } from '#infra/local/attach';
 import { engineClientConfig } from '#infra/local/engines';
-import { ApiClient } from '#shared/client/api-client';
 import { queuedMessageBody } from '#shared/events/webhook-event';
-import { keyId } from '#shared/protocol/kid';
 import { percentile, round } from '#test/bench/stats';
-import { startServiceProcess } from '#test/support/service-process';
+import { demoOrganization, startServiceProcess } from '#test/support/service-process';
 import { setUpTenant } from '#test/support/tenant';
 import { startWebhookReceiver } from '#test/support/webhook-receiver';
 
@@ -28,23 +26,13 @@ export interface WebhookFigures {
 export async function benchWebhooks(flows: number, events: number): Promise<WebhookFigures> {
   const dataDir = await mkdtemp(join(tmpdir(), 'mfa-bench-webhooks-'));
   const service = await startServiceProcess(['--port', '0', '--data-dir', dataDir]);
-  const organizationPem = await readFile(service.privateKeyPath, 'utf8');
-  const organizationKey = createPrivateKey(organizationPem);
-  const receiver = await startWebhookReceiver({
-    apiBaseUrl: service.baseUrl,
-    keys: new Map([[keyId(organizationKey), organizationKey]]),
-  });
-  const { sqsEndpoint, queueUrl } = JSON.parse(await readFile(join(dataDir, 'runtime.json'), 'utf8')) as {
-    sqsEndpoint: string;
-    queueUrl: string;
-  };
-  const sqs = new SQSClient(engineClientConfig(sqsEndpoint));
+  const { client: organization, keys } = await demoOrganization(service);
+  const receiver = await startWebhookReceiver({ apiBaseUrl: service.baseUrl, keys });
+  const runtime = await runningRuntime(dataDir);
+  if (!runtime) throw new Error('the service process wrote no runtime record');
+  const { queueUrl } = runtime;
+  const sqs = new SQSClient(engineClientConfig(runtime.sqsEndpoint));
   try {
-    const organization = new ApiClient({
-      baseUrl: service.baseUrl,
-      issuer: `org:${service.organizationId}`,
-      privateKeyPem: organizationPem,
-    });
     // A service whose callback_url is the receiver, and a linked device for user `bench`.
     const tenant = await setUpTenant(organization, service.baseUrl, {
       name: 'Bench webhooks',

@@ -1,14 +1,16 @@
-import { createPrivateKey } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Authenticator } from '#shared/authenticator/authenticator';
-import { ApiClient } from '#shared/client/api-client';
 import { openAuthorizationResponse } from '#shared/client/authorization-response';
-import { keyId } from '#shared/protocol/kid';
-import { freePort, type ServiceProcess, startServiceProcess } from '#test/support/service-process';
+import {
+  demoOrganization,
+  freePort,
+  type ServiceProcess,
+  startServiceProcess,
+} from '#test/support/service-process';
 import { setUpTenant } from '#test/support/tenant';
 import { refusal } from '#test/support/tree';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver';
@@ -31,17 +33,8 @@ afterAll(async () => {
 
 describe('killing the local runtime in the middle of the work', () => {
   it('keeps what was stored: pending requests resume, expire on time, and answers still arrive', async () => {
-    const organizationPem = await readFile(running.privateKeyPath, 'utf8');
-    const organizationKey = createPrivateKey(organizationPem);
-    receiver = await startWebhookReceiver({
-      apiBaseUrl: running.baseUrl,
-      keys: new Map([[keyId(organizationKey), organizationKey]]),
-    });
-    const organization = new ApiClient({
-      baseUrl: running.baseUrl,
-      issuer: `org:${running.organizationId}`,
-      privateKeyPem: organizationPem,
-    });
+    const { client: organization, keys } = await demoOrganization(running);
+    receiver = await startWebhookReceiver({ apiBaseUrl: running.baseUrl, keys });
     const tenant = await setUpTenant(organization, running.baseUrl, {
       name: 'Kept',
       callbackUrl: receiver.url('/hooks'),
@@ -78,7 +71,6 @@ describe('killing the local runtime in the middle of the work', () => {
       `/service/v3/auths/${kept}`,
       { subject },
     );
-    const keys = new Map([[keyId(organizationKey), organizationKey]]);
     expect(await openAuthorizationResponse(read.body as NonNullable<typeof read.body>, keys)).toMatchObject({
       type: 'AUTHORIZED',
       auth_request: kept,

@@ -1,16 +1,16 @@
-import { createPrivateKey } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { runningRuntime } from '#infra/local/attach';
 import { engineClientConfig } from '#infra/local/engines';
 import type { Authenticator } from '#shared/authenticator/authenticator';
-import { ApiClient } from '#shared/client/api-client';
+import type { ApiClient } from '#shared/client/api-client';
 import { ApiRequestError } from '#shared/client/errors';
 import { listDeadLetters } from '#shared/events/dead-letters';
-import { keyId } from '#shared/protocol/kid';
 import { startRestartableService } from '#test/load/restartable-service';
+import { demoOrganization } from '#test/support/service-process';
 import { setUpTenant } from '#test/support/tenant';
 import { startWebhookReceiver } from '#test/support/webhook-receiver';
 
@@ -81,12 +81,8 @@ export interface SoakReport {
 export async function soak(options: SoakOptions): Promise<SoakReport> {
   const dataDir = await mkdtemp(join(tmpdir(), 'mfa-soak-'));
   const service = await startRestartableService(dataDir);
-  const organizationPem = await readFile(service.current.privateKeyPath, 'utf8');
-  const organizationKey = createPrivateKey(organizationPem);
-  const receiver = await startWebhookReceiver({
-    apiBaseUrl: service.baseUrl,
-    keys: new Map([[keyId(organizationKey), organizationKey]]),
-  });
+  const { client: organization, keys } = await demoOrganization(service.current);
+  const receiver = await startWebhookReceiver({ apiBaseUrl: service.baseUrl, keys });
   const memory: { at: number; epoch: number; mb: number }[] = [];
   const sampler = setInterval(() => {
     const epoch = service.epoch;
@@ -94,11 +90,6 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
   }, 500);
   const errors: string[] = [];
   try {
-    const organization = new ApiClient({
-      baseUrl: service.baseUrl,
-      issuer: `org:${service.current.organizationId}`,
-      privateKeyPem: organizationPem,
-    });
     const { subject, devices } = await scene(
       organization,
       service.baseUrl,
@@ -235,26 +226,25 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     const drainDeadline = Date.now() + 30_000;
     while (receiver.received.length < expectedWebhooks.size && Date.now() < drainDeadline) await sleep(200);
 
-    const wrongFinalStates: string[] = [];
+    // What each created request reads as now, read once; every request the run drove is one it created.
+    const stateOf = new Map<string, string>();
     // Each answered request's auth_jwe, to tell which request a webhook answers.
     const requestOfJwe = new Map<string, string>();
+    for (const id of [...created.values()].flat()) {
+      stateOf.set(id, await finalState(organization, subject, id, requestOfJwe));
+    }
+    const wrongFinalStates: string[] = [];
     for (const [id, entry] of outcomes) {
-      const state = await finalState(organization, subject, id, requestOfJwe);
+      const state = stateOf.get(id);
       if (state !== entry.outcome) wrongFinalStates.push(`${id}: ${entry.outcome} but reads ${state}`);
     }
     const usersWithTwoPending: string[] = [];
     for (const [user, ids] of created) {
-      let pending = 0;
-      for (const id of ids) {
-        if ((await finalState(organization, subject, id, requestOfJwe)) === 'pending') pending++;
-      }
+      const pending = ids.filter((id) => stateOf.get(id) === 'pending').length;
       if (pending > 1) usersWithTwoPending.push(user);
     }
-    const runtimeRecord = JSON.parse(await readFile(join(dataDir, 'runtime.json'), 'utf8')) as {
-      sqsEndpoint: string;
-      queueUrl: string;
-      deadLetterQueueUrl: string;
-    };
+    const runtimeRecord = await runningRuntime(dataDir);
+    if (!runtimeRecord) throw new Error('the service process wrote no runtime record');
     const sqs = new SQSClient(engineClientConfig(runtimeRecord.sqsEndpoint));
     const deadLetters = await listDeadLetters(sqs, runtimeRecord).finally(() => sqs.destroy());
     const receivedIds = new Set(

@@ -1,6 +1,10 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { ApiClient } from '#shared/client/api-client';
+import { keyId } from '#shared/protocol/kid';
 
 export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -56,6 +60,25 @@ export function startServiceProcess(
       reject(new Error(`the service exited (${code}) before its banner:\n${output}`));
     });
   });
+}
+
+/**
+ * The organization `npm start` made for a service process: a client that signs as it, and its private key by kid, to
+ * open what the service encrypts to it (webhooks, authorization responses).
+ */
+export async function demoOrganization(
+  service: Pick<ServiceProcess, 'baseUrl' | 'organizationId' | 'privateKeyPath'>,
+): Promise<{ client: ApiClient; keys: Map<string, KeyObject> }> {
+  const privateKeyPem = await readFile(service.privateKeyPath, 'utf8');
+  const privateKey = createPrivateKey(privateKeyPem);
+  return {
+    client: new ApiClient({
+      baseUrl: service.baseUrl,
+      issuer: `org:${service.organizationId}`,
+      privateKeyPem,
+    }),
+    keys: new Map([[keyId(privateKey), privateKey]]),
+  };
 }
 
 export interface CliRun {
