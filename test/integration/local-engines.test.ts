@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,6 +12,7 @@ import {
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { AbstractLevel, AbstractValueIterator } from 'abstract-level';
+import dynalite from 'dynalite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineClientConfig, type LocalEngines, startEngines } from '#infra/local/engines';
 import { ensureTable } from '#infra/local/provision';
@@ -82,5 +84,23 @@ describe('the embedded DynamoDB engine', () => {
     const values = [...opened].filter((each) => each instanceof AbstractValueIterator);
     expect(values.length).toBeGreaterThan(20);
     expect(values.filter((each) => !closed.has(each))).toHaveLength(0);
+  });
+});
+
+describe('provisioning the local table', () => {
+  it('returns only once the table takes items, however long the engine spends creating it', async () => {
+    const slow = dynalite({ createTableMs: 300 });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    const client = DynamoDBDocumentClient.from(new DynamoDBClient(engineClientConfig(endpoint)));
+    try {
+      await ensureTable(endpoint, 'slow');
+      await client.send(new PutCommand({ TableName: 'slow', Item: { pk: 'P', sk: 'S' } }));
+      const { Item } = await client.send(new GetCommand({ TableName: 'slow', Key: { pk: 'P', sk: 'S' } }));
+      expect(Item).toEqual({ pk: 'P', sk: 'S' });
+    } finally {
+      client.destroy();
+      await new Promise((resolve) => slow.close(resolve));
+    }
   });
 });
