@@ -14,28 +14,33 @@ import { partitionKeyName, sortKeyName } from '#shared/store/table-definition';
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient(engineClientConfig(endpoint));
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName })).catch(async (error: unknown) => {
-      if (!(error instanceof ResourceNotFoundException)) throw error;
-      await client.send(
-        new CreateTableCommand({
-          TableName: tableName,
-          BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: [
-            { AttributeName: partitionKeyName, AttributeType: 'S' },
-            { AttributeName: sortKeyName, AttributeType: 'S' },
-          ],
-          KeySchema: [
-            { AttributeName: partitionKeyName, KeyType: 'HASH' },
-            { AttributeName: sortKeyName, KeyType: 'RANGE' },
-          ],
-        }),
-      );
-    });
-    // The engine answers CreateTable while the table is still CREATING, and refuses items until it is ACTIVE.
-    await waitUntilTableExists(
-      { client, maxWaitTime: 10, minDelay: 0.01, maxDelay: 0.1 },
-      { TableName: tableName },
+    const status = await client.send(new DescribeTableCommand({ TableName: tableName })).then(
+      ({ Table }) => Table?.TableStatus,
+      async (error: unknown) => {
+        if (!(error instanceof ResourceNotFoundException)) throw error;
+        await client.send(
+          new CreateTableCommand({
+            TableName: tableName,
+            BillingMode: 'PAY_PER_REQUEST',
+            AttributeDefinitions: [
+              { AttributeName: partitionKeyName, AttributeType: 'S' },
+              { AttributeName: sortKeyName, AttributeType: 'S' },
+            ],
+            KeySchema: [
+              { AttributeName: partitionKeyName, KeyType: 'HASH' },
+              { AttributeName: sortKeyName, KeyType: 'RANGE' },
+            ],
+          }),
+        );
+        return undefined;
+      },
     );
+    // The engine answers CreateTable while the table is still CREATING, and refuses items until it is ACTIVE.
+    if (status !== 'ACTIVE')
+      await waitUntilTableExists(
+        { client, maxWaitTime: 10, minDelay: 0.01, maxDelay: 0.1 },
+        { TableName: tableName },
+      );
   } finally {
     client.destroy();
   }
