@@ -31,6 +31,8 @@ export interface AuthScene {
   readonly service: ApiClient;
   /** Links a fresh authenticator for a (new or existing) directory user. */
   linkDevice(identifier: string, configuration?: DeviceConfiguration): Promise<Authenticator>;
+  /** Unlinks a device of a directory user, as the directory. */
+  unlinkDevice(identifier: string, deviceId: string): Promise<ApiResponse<unknown>>;
   ask(body: Record<string, unknown>, client?: ApiClient): Promise<CreatedAuthRequest>;
   read(authRequest: string, client?: ApiClient): Promise<ApiResponse<AuthorizationResponseBody>>;
   /** Opens an answer with the service's key (what the service's own credentials receive). */
@@ -89,6 +91,12 @@ export async function newAuthScene(
         configuration,
       });
       return new Authenticator(state);
+    },
+    unlinkDevice(identifier, deviceId) {
+      return organization.client.call('DELETE', '/directory/v3/devices', {
+        ...asDirectory,
+        body: { identifier, device_id: deviceId },
+      });
     },
     async ask(body, client = service) {
       return (await client.call<CreatedAuthRequest>('POST', '/service/v3/auths', { subject, body }))

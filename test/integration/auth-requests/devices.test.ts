@@ -160,31 +160,20 @@ describe('the device list', () => {
     const device = await scene.linkDevice('gina');
     await startLink('gina');
     expect((await listDevices('gina')).map((item) => item.status).sort()).toEqual([0, 1]);
-    await scene.organization.client.call('DELETE', '/directory/v3/devices', {
-      ...asDirectory(),
-      body: { identifier: 'gina', device_id: device.state.deviceId },
-    });
+    await scene.unlinkDevice('gina', device.state.deviceId);
     expect((await listDevices('gina')).map((item) => item.status)).toEqual([0]);
-    expect(
-      await refusedWith(
-        scene.organization.client.call('DELETE', '/directory/v3/devices', {
-          ...asDirectory(),
-          body: { identifier: 'gina', device_id: device.state.deviceId },
-        }),
-      ),
-    ).toEqual({ status: 404, code: 'HTTP-404' });
+    expect(await refusedWith(scene.unlinkDevice('gina', device.state.deviceId))).toEqual({
+      status: 404,
+      code: 'HTTP-404',
+    });
   });
 
   it("does not show or unlink another directory's devices", async () => {
     const device = await other.linkDevice('gina');
-    expect(
-      await refusedWith(
-        scene.organization.client.call('DELETE', '/directory/v3/devices', {
-          ...asDirectory(),
-          body: { identifier: 'gina', device_id: device.state.deviceId },
-        }),
-      ),
-    ).toEqual({ status: 404, code: 'HTTP-404' });
+    expect(await refusedWith(scene.unlinkDevice('gina', device.state.deviceId))).toEqual({
+      status: 404,
+      code: 'HTTP-404',
+    });
     expect(await device.pending()).toEqual([]);
   });
 });

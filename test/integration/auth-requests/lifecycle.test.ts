@@ -209,10 +209,7 @@ describe('unlinking a device while a request waits for it', () => {
     const bob = await scene.linkDevice('bob');
     const created = await scene.ask({ username: 'bob' });
     const [pending] = await bob.pending();
-    await scene.organization.client.call('DELETE', '/directory/v3/devices', {
-      subject: `dir:${scene.directoryId}`,
-      body: { identifier: 'bob', device_id: bob.state.deviceId },
-    });
+    await scene.unlinkDevice('bob', bob.state.deviceId);
     expect(
       await refusedWith(bob.answer(pending as NonNullable<typeof pending>, { approve: true })),
     ).toMatchObject({ status: 401 });
