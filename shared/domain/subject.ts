@@ -9,15 +9,17 @@ export interface Ownership {
 }
 
 /**
- * Whether an issuer may act for a subject (sdk-compatibility §1.1): itself; an organization for its directories, its
- * services and its directories' services; a directory for its services. Nothing else.
+ * Whether an issuer may act for a subject: itself; an organization for its directories, its services and its
+ * directories' services; a directory for its services. Nothing else: above all, no application key ever acts for a
+ * device. Those keys live on servers that can be breached, and a device's answer stands for the user only because
+ * the device's own key signed it.
  */
 export function mayActFor(issuer: Entity, subject: Entity, ownership: Ownership | undefined): boolean {
   if (sameEntity(issuer, subject)) return true;
   if (!ownership) return false;
   switch (issuer.type) {
     case 'org':
-      return subject.type !== 'org' && ownership.organizationId === issuer.id;
+      return (subject.type === 'dir' || subject.type === 'svc') && ownership.organizationId === issuer.id;
     case 'dir':
       return subject.type === 'svc' && ownership.directoryId === issuer.id;
     default:

@@ -1,5 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpRoutes } from '#infra/routes';
+import { sealAnswer } from '#shared/authenticator/answer-packages';
 import { linkAuthenticator, parseQrCodeUrl } from '#shared/authenticator/authenticator';
+import { evaluate } from '#shared/authenticator/evaluate';
+import { deviceStateAt } from '#shared/authenticator/state';
+import { ApiClient } from '#shared/client/api-client';
+import type { AuthorizationResponseBody } from '#shared/client/authorization-response';
+import { parseEffectivePolicy } from '#shared/domain/policy/effective-policy-wire';
 import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
 import { rsaKeyPair } from '#test/support/keys';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
@@ -175,5 +183,92 @@ describe('the device list', () => {
       code: 'HTTP-404',
     });
     expect(await device.pending()).toEqual([]);
+  });
+});
+
+describe('who may sign as a device', () => {
+  // The application's keys (organization, directory, service) live on servers that can be breached: none of them may
+  // ever read a device's requests or answer in its name.
+  const deviceRoutes = httpRoutes.filter(
+    (route) => route.path.startsWith('/device/') && route.access.apiKeys === true,
+  );
+
+  async function directoryClient(): Promise<ApiClient> {
+    const key = rsaKeyPair();
+    await scene.organization.client.call('POST', '/organization/v3/directory/keys', {
+      body: { directory_id: scene.directoryId, public_key: key.publicPem },
+    });
+    return new ApiClient({
+      baseUrl: runtime.baseUrl,
+      issuer: `dir:${scene.directoryId}`,
+      privateKeyPem: key.privatePem,
+    });
+  }
+
+  it('covers every signed device route', () => {
+    expect(deviceRoutes.map((route) => `${route.method} ${route.path}`)).toEqual([
+      'GET /device/v3/auths',
+      'POST /device/v3/auths/{auth_request}',
+      'GET /device/v3/sessions',
+      'DELETE /device/v3/sessions',
+      'DELETE /device/v3/link',
+    ]);
+  });
+
+  it('refuses organization, directory and service credentials on every device route with 403', async () => {
+    const identifier = `impersonated-${randomUUID()}`;
+    const device = await scene.linkDevice(identifier);
+    const created = await scene.ask({ username: identifier });
+    const [pending] = await device.pending();
+    if (!pending) throw new Error('the device was offered no request');
+    // A well-formed answer, sealed to the requester as the device would seal it.
+    const sealed = await sealAnswer(pending, {
+      authRequest: pending.auth_request,
+      deviceId: device.state.deviceId,
+      servicePins: ['1234'],
+      evaluation: evaluate(
+        parseEffectivePolicy(pending.policy),
+        deviceStateAt(device.state.configuration, new Date()),
+        { kind: 'approve' },
+      ),
+    });
+    const bodies: Readonly<Record<string, object>> = {
+      'POST /device/v3/auths/{auth_request}': sealed,
+      'DELETE /device/v3/sessions': { service_id: scene.serviceId },
+    };
+    const impostors = {
+      organization: scene.organization.client,
+      directory: await directoryClient(),
+      service: scene.service,
+    };
+    const answers: string[] = [];
+    for (const [who, client] of Object.entries(impostors)) {
+      for (const route of deviceRoutes) {
+        const body = bodies[`${route.method} ${route.path}`];
+        const refused = await refusedWith(
+          client.call(route.method, route.path.replace('{auth_request}', created.auth_request), {
+            subject: `dev:${device.state.deviceId}`,
+            ...(body ? { body } : {}),
+          }),
+        );
+        answers.push(`${who} ${route.method} ${route.path}: ${refused.status}`);
+      }
+    }
+    expect(answers).toEqual(
+      Object.keys(impostors).flatMap((who) =>
+        deviceRoutes.map((route) => `${who} ${route.method} ${route.path}: 403`),
+      ),
+    );
+
+    // Nothing happened in the device's name: the request is still pending and the device itself still answers it.
+    expect((await scene.read(created.auth_request)).status).toBe(204);
+    expect((await device.pending()).map((request) => request.auth_request)).toEqual([created.auth_request]);
+    await device.answer(pending, { approve: true });
+    expect(
+      await scene.open((await scene.read(created.auth_request)).body as AuthorizationResponseBody),
+    ).toMatchObject({
+      type: 'AUTHORIZED',
+      device_id: device.state.deviceId,
+    });
   });
 });

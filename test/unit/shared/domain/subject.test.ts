@@ -9,10 +9,12 @@ const otherDir: Entity = { type: 'dir', id: 'd2' };
 const dirService: Entity = { type: 'svc', id: 's1' };
 const orgService: Entity = { type: 'svc', id: 's2' };
 
+const device: Entity = { type: 'dev', id: 'v1' };
+
 const ownedByOrg: Ownership = { organizationId: 'o1' };
 const ownedByDir: Ownership = { organizationId: 'o1', directoryId: 'd1' };
 
-describe('mayActFor (sdk-compatibility §1.1)', () => {
+describe('mayActFor', () => {
   it.each([
     ['an entity for itself', org, org, undefined, true],
     ['an organization for its directory', org, dir, ownedByOrg, true],
@@ -26,6 +28,12 @@ describe('mayActFor (sdk-compatibility §1.1)', () => {
     ['a directory for another directory', dir, otherDir, { organizationId: 'o1' }, false],
     ['a service for its directory', dirService, dir, ownedByOrg, false],
     ['anyone for an unknown subject', org, dir, undefined, false],
+    ['a device for itself', device, device, undefined, true],
+    ['an organization for a device of its directory', org, device, ownedByDir, false],
+    ['an organization for a device it owns outright', org, device, ownedByOrg, false],
+    ['a directory for its device', dir, device, ownedByDir, false],
+    ['a service for a device', dirService, device, ownedByDir, false],
+    ['a device for its service', device, dirService, ownedByDir, false],
   ])('%s → %s', (_, issuer, subject, ownership, expected) => {
     expect(mayActFor(issuer, subject, ownership)).toBe(expected);
   });
