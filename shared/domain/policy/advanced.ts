@@ -11,7 +11,7 @@ import {
   readInteger,
   readObject,
   readOptionalArray,
-  readOptionalBoolean,
+  readOptionalFlag,
 } from '#shared/domain/policy/reader';
 import { quote } from '#shared/echo';
 
@@ -66,11 +66,11 @@ const flagKeys = ['type', 'fences', 'deny_rooted_jailbroken', 'deny_emulator_sim
 function readFlags(object: JsonObject, path: string): DeviceFlags {
   return {
     fences: parseFences(get(object, 'fences'), child(path, 'fences')),
-    denyRootedJailbroken: readOptionalBoolean(
+    denyRootedJailbroken: readOptionalFlag(
       get(object, 'deny_rooted_jailbroken'),
       child(path, 'deny_rooted_jailbroken'),
     ),
-    denyEmulatorSimulator: readOptionalBoolean(
+    denyEmulatorSimulator: readOptionalFlag(
       get(object, 'deny_emulator_simulator'),
       child(path, 'deny_emulator_simulator'),
     ),
@@ -146,7 +146,7 @@ function parseInnerPolicy(value: unknown, path: string): InnerPolicy {
     );
   }
   for (const key of ['deny_rooted_jailbroken', 'deny_emulator_simulator']) {
-    if (readOptionalBoolean(get(object, key), child(path, key))) {
+    if (readOptionalFlag(get(object, key), child(path, key))) {
       fail(child(path, key), 'cannot be set in an inside or outside policy, set it on the COND_GEO policy');
     }
   }

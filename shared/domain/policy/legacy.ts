@@ -8,7 +8,7 @@ import {
   type JsonObject,
   readArray,
   readBit,
-  readBoolean,
+  readFlag,
   readChoice,
   readInteger,
   readObject,
@@ -236,7 +236,7 @@ function parseSettings(object: JsonObject, path: string): FactorSettings {
         ? defaultSettings.priority
         : readInteger(priority, child(path, 'priority'), 0, Number.MAX_SAFE_INTEGER),
     quickfail:
-      quickfail === undefined ? defaultSettings.quickfail : readBoolean(quickfail, child(path, 'quickfail')),
+      quickfail === undefined ? defaultSettings.quickfail : readFlag(quickfail, child(path, 'quickfail')),
   };
 }
 
@@ -289,7 +289,7 @@ function requireUniqueLocationNames(
 function parseFlat(object: JsonObject, path: string): LegacyPolicy {
   const flag = (key: string) => {
     const value = get(object, key);
-    return value === undefined ? false : readBoolean(value, child(path, key));
+    return value === undefined ? false : readFlag(value, child(path, key));
   };
   const amountValue = get(object, 'amount');
   const requirement: Requirement = {

@@ -82,9 +82,18 @@ export function readBoolean(value: unknown, path: string): boolean {
   return value;
 }
 
-/** A boolean that may be absent or null, both meaning false. */
-export function readOptionalBoolean(value: unknown, path: string): boolean {
-  return value === undefined || value === null ? false : readBoolean(value, path);
+/**
+ * A flag of a policy a client sent: a boolean, or "true"/"false" in any letter case, as the SDKs pass on whatever the
+ * application gave them (the request schemas' `flag` reads the same way).
+ */
+export function readFlag(value: unknown, path: string): boolean {
+  if (typeof value === 'string' && /^(?:true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+  return readBoolean(value, path);
+}
+
+/** A flag that may be absent or null, both meaning false. */
+export function readOptionalFlag(value: unknown, path: string): boolean {
+  return value === undefined || value === null ? false : readFlag(value, path);
 }
 
 /** The legacy wire's 0/1 flags. */

@@ -8,6 +8,19 @@ export const uuid = v.pipe(
   v.transform((value) => value.toLowerCase()),
 );
 
+const flagMessage = 'must be true or false';
+
+/**
+ * A boolean flag: JSON `true`/`false`, or the strings "true"/"false" in any letter case, read as the booleans they
+ * name. Applications pass flags straight from configuration files and the SDKs send them as given
+ * (`"active": "True"`); the retired service accepted them, so refusing them would break those applications. Nothing
+ * else is a flag: "yes", 1, "1" and "" are refused.
+ */
+export const flag = v.pipe(
+  v.union([v.boolean(), v.pipe(v.string(), v.regex(/^(?:true|false)$/i, flagMessage))], flagMessage),
+  v.transform((value) => (typeof value === 'boolean' ? value : value.toLowerCase() === 'true')),
+);
+
 /** A whole number of seconds within bounds, such as a ttl. */
 export const seconds = (min: number, max: number) =>
   v.pipe(

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { displayName, httpUrl, optionalNullable, uuid } from '#shared/http/schemas/common';
+import { displayName, flag, httpUrl, optionalNullable, uuid } from '#shared/http/schemas/common';
 
 export const createDirectoryBody = v.strictObject({ name: displayName });
 
@@ -9,13 +9,13 @@ export const listDirectoriesByIdsBody = v.strictObject({
 
 export const updateDirectoryBody = v.strictObject({
   directory_id: uuid,
-  active: optionalNullable(v.boolean()),
+  active: optionalNullable(flag),
   android_key: optionalNullable(
     v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(4096, 'is too long')),
   ),
   // A push certificate with its chain stays well under 64 KB of base64.
   ios_p12: optionalNullable(v.pipe(v.string(), v.maxLength(65_536, 'is too long'))),
-  denial_context_inquiry_enabled: optionalNullable(v.boolean()),
+  denial_context_inquiry_enabled: optionalNullable(flag),
   webhook_url: optionalNullable(httpUrl),
 });
 

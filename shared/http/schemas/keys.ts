@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { KeyType } from '#shared/domain/entity-key';
-import { isoDate, optionalNullable, uuid } from '#shared/http/schemas/common';
+import { flag, isoDate, optionalNullable, uuid } from '#shared/http/schemas/common';
 
 const publicKey = v.pipe(v.string(), v.maxLength(16_384, 'is too long for a PEM public key'));
 const keyType = v.picklist([0, 1, 2], 'must be 0 (both), 1 (encryption) or 2 (signature)');
@@ -55,13 +55,13 @@ export function keyBodies(idField: 'directory_id' | 'service_id'): KeyBodies {
     add: keyBody<AddKeyInput>(idField, {
       public_key: publicKey,
       date_expires: optionalNullable(isoDate),
-      active: optionalNullable(v.boolean()),
+      active: optionalNullable(flag),
       key_type: optionalNullable(keyType),
     }),
     list: keyBody<KeyOwnerInput>(idField, {}),
     update: keyBody<UpdateKeyInput>(idField, {
       key_id: kid,
-      active: optionalNullable(v.boolean()),
+      active: optionalNullable(flag),
       date_expires: optionalNullable(isoDate),
     }),
     remove: keyBody<RemoveKeyInput>(idField, { key_id: kid }),

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { displayName, httpUrl, optionalNullable, uuid } from '#shared/http/schemas/common';
+import { displayName, flag, httpUrl, optionalNullable, uuid } from '#shared/http/schemas/common';
 
 const description = v.pipe(v.string(), v.maxLength(1000, 'must be at most 1000 characters'));
 
@@ -8,7 +8,7 @@ export const createServiceBody = v.strictObject({
   description: optionalNullable(description),
   icon: optionalNullable(httpUrl),
   callback_url: optionalNullable(httpUrl),
-  active: optionalNullable(v.boolean()),
+  active: optionalNullable(flag),
 });
 
 export const listServicesByIdsBody = v.strictObject({
@@ -21,7 +21,7 @@ export const updateServiceBody = v.strictObject({
   description: optionalNullable(description),
   icon: optionalNullable(httpUrl),
   callback_url: optionalNullable(httpUrl),
-  active: optionalNullable(v.boolean()),
+  active: optionalNullable(flag),
 });
 
 /** Bodies that name one service of the caller. */
