@@ -20,7 +20,8 @@ import { countExpiry } from '#shared/use-cases/auth-request-outcomes';
 import { requireServiceUser, subjectService } from '#shared/use-cases/users';
 
 export interface NewAuthRequest {
-  readonly username: string;
+  /** Null names nobody: 404, like an unknown user. */
+  readonly username: string | null;
   readonly context?: string | null;
   readonly title?: string | null;
   readonly ttl?: number | null;

@@ -44,13 +44,13 @@ export async function findServiceUser(
   return found.user && found.directory ? { user: found.user, directory: found.directory } : undefined;
 }
 
-/** As findServiceUser, or 404. */
+/** As findServiceUser, or 404; a null username names nobody and is 404 too. */
 export async function requireServiceUser(
   service: Service,
-  username: string,
+  username: string | null,
   hashKey: Buffer,
 ): Promise<ResolvedUser> {
-  const resolved = await findServiceUser(service, username, hashKey);
+  const resolved = username === null ? undefined : await findServiceUser(service, username, hashKey);
   if (!resolved) throw notFound('There is no such user');
   return resolved;
 }

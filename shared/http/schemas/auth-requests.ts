@@ -1,12 +1,13 @@
 import * as v from 'valibot';
-import { optionalNullable, seconds, uuid } from '#shared/http/schemas/common';
+import { flag, optionalNullable, seconds, uuid } from '#shared/http/schemas/common';
 import { identifier } from '#shared/http/schemas/users';
 
-/** A directory user's identifier, or a user_push_id. */
-const username = v.pipe(
-  v.string(),
-  v.minLength(1, 'must not be empty'),
-  v.maxLength(256, 'must be at most 256 characters'),
+/**
+ * A directory user's identifier, or a user_push_id. Null is what an SDK sends when the application has no identifier
+ * for the user; it names nobody, so it is answered like an unknown user (404), not as a malformed request.
+ */
+const username = v.nullable(
+  v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(256, 'must be at most 256 characters')),
 );
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
@@ -22,7 +23,7 @@ const denialReason = v.strictObject({
     v.minLength(1, 'must not be empty'),
     v.maxLength(500, 'must be at most 500 characters'),
   ),
-  fraud: v.boolean(),
+  fraud: flag,
 });
 
 const unique = <T>(values: readonly T[]) => new Set(values).size === values.length;

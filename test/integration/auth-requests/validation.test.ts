@@ -41,6 +41,8 @@ describe('POST /service/v3/auths refuses', () => {
   it.each([
     ['no username', { username: undefined }, /username/],
     ['an empty username', { username: '' }, /username/],
+    ['a username that is a number', { username: 42 }, /username/],
+    ['a username that is an object', { username: { identifier: 'alice' } }, /username/],
     ['a username over 256 characters', { username: 'a'.repeat(257) }, /username/],
     ['a ttl under 30', { ttl: 29 }, /ttl: must be 30 to 600/],
     ['a ttl over 600', { ttl: 601 }, /ttl: must be 30 to 600/],
@@ -116,8 +118,10 @@ describe('POST /service/v3/auths refuses', () => {
     expect(await refused({ policy })).toMatchObject({ status: 400, code: 'SVC-002' });
   });
 
-  it('an unknown user, and a user whose device has not linked, with 404', async () => {
+  it('an unknown user, a null user, and a user whose device has not linked, with 404', async () => {
     expect(await refused({ username: 'nobody' })).toMatchObject({ status: 404, code: 'HTTP-404' });
+    // What an SDK sends when the application has no identifier for the user: nobody, so 404, not ARG-001.
+    expect(await refused({ username: null })).toMatchObject({ status: 404, code: 'HTTP-404' });
     await scene.organization.client.call('POST', '/directory/v3/devices', {
       subject: `dir:${scene.directoryId}`,
       body: { identifier: 'unlinked' },
@@ -147,6 +151,15 @@ describe('POST /service/v3/auths accepts', () => {
     ['the longest ttl', { ttl: 600 }],
     ['nulls for every optional field', { ttl: null, context: null, title: null, denial_reasons: null }],
     ['an empty denial reason list', { denial_reasons: [] }],
+    [
+      'fraud flags sent as strings',
+      {
+        denial_reasons: [
+          { ...reasons[0], fraud: 'True' },
+          { ...reasons[1], fraud: 'false' },
+        ],
+      },
+    ],
     ['denial reasons of 1 and 5 characters', { denial_reasons: [reasons[0], { ...reasons[1], id: 'L' }] }],
     [
       'the legacy policy PY sends',

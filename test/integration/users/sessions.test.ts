@@ -102,6 +102,11 @@ describe('sessions', () => {
     expect(
       await refusedWith(scene.service.call('POST', '/service/v3/sessions', { body: { username: 'nobody' } })),
     ).toEqual({ status: 404, code: 'HTTP-404' });
+    for (const method of ['POST', 'DELETE']) {
+      expect(
+        await refusedWith(scene.service.call(method, '/service/v3/sessions', { body: { username: null } })),
+      ).toEqual({ status: 404, code: 'HTTP-404' });
+    }
     expect(
       await refusedWith(
         scene.service.call('POST', '/service/v3/sessions', {
