@@ -1,9 +1,8 @@
-import * as v from 'valibot';
 import { invalidArgument } from '#shared/errors';
 import { acceptedBody } from '#shared/http/event';
 import { json, publicHandler } from '#shared/http/public-handler';
-import { describeIssues } from '#shared/http/schemas/describe-issues';
 import { linkDeviceBody } from '#shared/http/schemas/devices';
+import { validateBody } from '#shared/http/schemas/validate-body';
 import { linkDevice } from '#shared/use-cases/link-device';
 
 /**
@@ -18,9 +17,7 @@ export const handler = publicHandler(async (event) => {
   } catch {
     throw invalidArgument('body: must be JSON');
   }
-  const parsed = v.safeParse(linkDeviceBody, value);
-  if (!parsed.success) throw invalidArgument(describeIssues(parsed.issues));
-  const input = parsed.output;
+  const input = validateBody(linkDeviceBody, value);
   const linked = await linkDevice(
     {
       sdkKey: input.sdk_key,

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { displayTextProblem, isWellFormedText } from '#shared/domain/display-text';
 import { nameKey } from '#shared/domain/names';
 import { type FuzzTarget, startFuzzTarget } from '#test/support/fuzz-harness';
 import { fuzzRuns, hostileText, longText } from '#test/support/hostile';
@@ -7,7 +8,8 @@ import { fuzzRuns, hostileText, longText } from '#test/support/hostile';
 /**
  * Directory and service names made of emoji, right-to-left text, NUL and other controls, lone surrogates, characters
  * that NFKC expands eighteen-fold, and lengths around the limit. A name is either refused with the code its problem
- * calls for or stored and shown back exactly as sent, trimmed; names that compare equal (case, spacing, NFKC) collide.
+ * calls for (ill-formed Unicode, or characters that hide on a device prompt, are ARG-001) or stored and shown back
+ * exactly as sent, trimmed; names that compare equal (case, spacing, NFKC) collide.
  */
 let target: FuzzTarget;
 
@@ -37,6 +39,8 @@ const names = fc.oneof(
 /** What creating a name must answer, given the comparison forms already taken. */
 function expected(name: string, taken: ReadonlySet<string>, takenCode: string) {
   const shown = name.trim();
+  if (!isWellFormedText(name) || displayTextProblem(shown) !== undefined)
+    return { status: 400, code: 'ARG-001' };
   if (shown.length === 0 || shown.length > 200) return { status: 400, code: 'ARG-001' };
   if (taken.has(nameKey(shown))) return { status: 400, code: takenCode };
   return { status: 201, shown };
@@ -46,10 +50,7 @@ describe('a directory name', () => {
   it.each([
     ['of 200 U+FDFA, 3 600 characters once NFKC-normalised for comparison', 'ﷺ'.repeat(200)],
     ['of 200 U+337F, 800 characters once normalised', '㍿'.repeat(200)],
-    ['with an emoji sequence', '👩‍👩‍👧‍👦 Family'],
-    ['with a right-to-left override', 'invoice\u202Efdp.exe'],
-    ['with NUL and other controls', 'a\u0000b\u0007c'],
-    ['with a lone surrogate', 'a\ud800b'],
+    ['with emoji and right-to-left script', '👩 Family שלום'],
   ])('is stored and shown back: one %s', async (_, name) => {
     const created = await call('POST', '/organization/v3/directories', { name });
     const id = (created.json as { id: string }).id;
@@ -58,6 +59,16 @@ describe('a directory name', () => {
       status: 201,
       shown: name,
     });
+  });
+
+  it.each([
+    ['an emoji sequence joined by zero-width joiners', '👩‍👩‍👧‍👦 Family'],
+    ['a right-to-left override', 'invoice\u202Efdp.exe'],
+    ['NUL and other controls', 'a\u0000b\u0007c'],
+    ['a lone surrogate', 'a\ud800b'],
+  ])('is refused with ARG-001: one with %s', async (_, name) => {
+    const created = await call('POST', '/organization/v3/directories', { name });
+    expect({ status: created.status, code: created.code }).toEqual({ status: 400, code: 'ARG-001' });
   });
 
   it('is refused, taken, or shown back exactly as sent and trimmed', async () => {

@@ -1,3 +1,4 @@
+import { displayTextProblem } from '#shared/domain/display-text';
 import { InvalidPolicyError } from '#shared/domain/policy/errors';
 import { echoLength, quote } from '#shared/echo';
 
@@ -109,15 +110,23 @@ export function readChoice<T extends string>(value: unknown, path: string, choic
   return value as T;
 }
 
+/** A required label that devices show: one line of visible text. */
 export function readText(value: unknown, path: string): string {
   if (typeof value !== 'string' || value === '') return fail(path, 'must be a non-empty string');
+  const problem = displayTextProblem(value);
+  if (problem) fail(path, problem);
   return value;
 }
 
-/** An optional label: absent or null is "no name"; an empty string is refused (PY's fence validator would fail on it). */
+/**
+ * An optional label: absent or null is "no name"; an empty string is refused (PY's fence validator would fail on it).
+ * Devices show it, so it must be one line of visible text.
+ */
 export function readName(value: unknown, path: string): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string' || value === '') return fail(path, 'must be a non-empty string or null');
+  const problem = displayTextProblem(value);
+  if (problem) fail(path, problem);
   return value;
 }
 

@@ -1,9 +1,9 @@
 import type { MiddlewareObj } from '@middy/core';
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { apiKeyRing, refreshedApiKeyRing } from '#shared/api-keys/current-key-ring';
 import { invalidArgument } from '#shared/errors';
 import { acceptedBody, type HttpEvent } from '#shared/http/event';
-import { describeIssues } from '#shared/http/schemas/describe-issues';
+import { validateBody } from '#shared/http/schemas/validate-body';
 import type { SignedContext } from '#shared/http/signed-state';
 import { decryptJson } from '#shared/protocol/jwe';
 import { ProtocolRejection } from '#shared/protocol/rejection';
@@ -55,9 +55,7 @@ export function decryptBody(rule: BodyRule): MiddlewareObj<HttpEvent, unknown, E
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         throw invalidArgument('body: the request body must be a JSON object');
       }
-      const result = v.safeParse(rule, value);
-      if (!result.success) throw invalidArgument(describeIssues(result.issues));
-      request.context.signed.body = result.output;
+      request.context.signed.body = validateBody(rule, value);
     },
   };
 }

@@ -1,16 +1,12 @@
 import * as v from 'valibot';
-import { flag, optionalNullable, seconds, uuid } from '#shared/http/schemas/common';
+import { flag, optionalNullable, promptText, seconds, uuid } from '#shared/http/schemas/common';
 import { identifier } from '#shared/http/schemas/users';
 
 /**
  * A directory user's identifier, or a user_push_id. Null is what an SDK sends when the application has no identifier
  * for the user; it names nobody, so it is answered like an unknown user (404), not as a malformed request.
  */
-const username = v.nullable(
-  v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(256, 'must be at most 256 characters')),
-);
-
-const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
+const username = v.nullable(identifier);
 
 const denialReason = v.strictObject({
   id: v.pipe(
@@ -18,11 +14,7 @@ const denialReason = v.strictObject({
     v.minLength(1, 'must be 1 to 5 characters'),
     v.maxLength(5, 'must be 1 to 5 characters'),
   ),
-  reason: v.pipe(
-    v.string(),
-    v.minLength(1, 'must not be empty'),
-    v.maxLength(500, 'must be at most 500 characters'),
-  ),
+  reason: v.pipe(v.string(), v.minLength(1, 'must not be empty'), promptText(500)),
   fraud: flag,
 });
 
@@ -43,11 +35,11 @@ const denialReasons = v.pipe(
 
 export const createAuthRequestBody = v.strictObject({
   username,
-  context: optionalNullable(text(400)),
-  title: optionalNullable(text(200)),
+  context: optionalNullable(promptText(400, { multiline: true })),
+  title: optionalNullable(promptText(200)),
   ttl: optionalNullable(seconds(30, 600)),
-  push_title: optionalNullable(text(200)),
-  push_body: optionalNullable(text(1000)),
+  push_title: optionalNullable(promptText(200)),
+  push_body: optionalNullable(promptText(1000, { multiline: true })),
   denial_reasons: optionalNullable(denialReasons),
   policy: v.optional(v.unknown()),
 });

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { displayTextProblem } from '#shared/domain/display-text';
 import { isoSeconds } from '#shared/time';
 
 /** A canonical UUID in either case, normalised to lowercase as every id is stored. */
@@ -30,10 +31,18 @@ export const seconds = (min: number, max: number) =>
     v.maxValue(max, `must be ${min} to ${max} seconds`),
   );
 
-/** An absolute http(s) URL, as webhooks and icons need. */
+/**
+ * An absolute http(s) URL, as webhooks and icons need. Control characters, spaces and invisible characters are refused
+ * rather than left to the URL parser, which drops tabs and line breaks silently: the URL stored and shown is the one
+ * that was given, so it must be the one that is used.
+ */
 export const httpUrl = v.pipe(
   v.string(),
   v.maxLength(2048, 'must be at most 2048 characters'),
+  v.check(
+    (value) => !/[\s\p{Cc}\p{Bidi_Control}\p{Default_Ignorable_Code_Point}]/u.test(value),
+    'must not contain spaces, control characters or invisible characters',
+  ),
   v.check((value) => {
     try {
       const url = new URL(value);
@@ -56,13 +65,22 @@ export const isoDate = v.pipe(
   v.transform((value) => isoSeconds(new Date(value))),
 );
 
-/** A non-empty display name, trimmed. */
-export const displayName = v.pipe(
-  v.string(),
-  v.trim(),
-  v.minLength(1, 'must not be empty'),
-  v.maxLength(200, 'must be at most 200 characters'),
-);
+/**
+ * Text a person reads on a device prompt: nothing that renders as nothing or reorders what is around it (see
+ * `displayTextProblem`). One line unless `multiline`, which keeps tabs and line breaks.
+ */
+export const promptText = (max: number, options: { readonly multiline?: boolean } = {}) =>
+  v.pipe(
+    v.string(),
+    v.maxLength(max, `must be at most ${max} characters`),
+    v.check(
+      (value) => displayTextProblem(value, options) === undefined,
+      (issue) => displayTextProblem(String(issue.input), options) ?? 'is not displayable text',
+    ),
+  );
+
+/** A non-empty display name, trimmed: a service's or a directory's, which devices show. */
+export const displayName = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), promptText(200));
 
 /** A field clients may leave out or send as null (the Java SDK sends every field, null when not given). */
 export const optionalNullable = <T extends v.GenericSchema>(schema: T) => v.optional(v.nullable(schema));

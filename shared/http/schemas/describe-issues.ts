@@ -15,7 +15,11 @@ export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string 
 const plainKey = /^[\w$-]+$/;
 
 function issuePath(issue: v.BaseIssue<unknown>): string {
-  const keys = (issue.path ?? []).map((item) => item.key);
+  return fieldPath((issue.path ?? []).map((item) => item.key));
+}
+
+/** `denial_reasons[1].reason` for the keys leading to a field; a caller's odd or long key goes quoted in brackets. */
+export function fieldPath(keys: readonly unknown[]): string {
   if (keys.length === 0) return 'body';
   return keys
     .map((key, index) => {

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { optionalNullable, seconds, uuid } from '#shared/http/schemas/common';
+import { optionalNullable, promptText, seconds, uuid } from '#shared/http/schemas/common';
 import { identifier } from '#shared/http/schemas/users';
 
 export const startDeviceLinkBody = v.strictObject({
@@ -9,7 +9,8 @@ export const startDeviceLinkBody = v.strictObject({
 
 export const unlinkDeviceBody = v.strictObject({ identifier, device_id: uuid });
 
-const label = v.pipe(v.string(), v.maxLength(100, 'must be at most 100 characters'));
+/** A device's name and type, which the directory's device list shows. */
+const label = promptText(100);
 
 /** The device's own link request (unsigned: it has no key registered yet). */
 export const linkDeviceBody = v.strictObject({
