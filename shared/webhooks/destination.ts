@@ -42,15 +42,37 @@ export function destinationPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): 
 
 /** Why an address must not be connected to, or undefined when it may be. */
 export function refusedAddress(address: string, policy: DestinationPolicy): string | undefined {
-  if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
+  const text = canonical(address);
+  if (text === undefined || !ipaddr.isValid(text)) return `${address} is not an IP address`;
   // An IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
-  const parsed = ipaddr.process(address);
+  const parsed = ipaddr.process(text);
   const allowed = policy.allowedNetworks.some(
     ([network, bits]) => network.kind() === parsed.kind() && parsed.match(network, bits),
   );
   if (allowed) return undefined;
   const range = parsed.range();
-  return range === 'unicast' ? undefined : `${address} is a ${range} address`;
+  if (range !== 'unicast') return `${address} is a ${range} address`;
+  // ::a.b.c.d (IPv4-compatible, deprecated by RFC 4291) is not routed on the Internet, and stacks that still map it
+  // reach the IPv4 address inside: refused outright, whatever that address is.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) {
+    return `${address} is an IPv4-compatible IPv6 address`;
+  }
+  return undefined;
+}
+
+/**
+ * IPv6 text in its canonical hex form (`::127.0.0.1` → `::7f00:1`), as the WHATWG URL parser writes it. ipaddr.js
+ * reads any dotted IPv6 suffix as the IPv4-mapped form, so `::127.0.0.1` would be judged as `::ffff:127.0.0.1` while a
+ * socket connects to the IPv4-compatible address the text names.
+ */
+function canonical(address: string): string | undefined {
+  if (!address.includes(':')) return address;
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    // A zone index (`fe80::1%eth0`) is valid to ipaddr.js but names no address a webhook may reach.
+    return undefined;
+  }
 }
 
 export interface Destination {

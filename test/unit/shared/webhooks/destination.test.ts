@@ -31,6 +31,11 @@ describe('refusedAddress', () => {
     ['fd00:ec2::254', 'uniqueLocal'],
     ['::ffff:10.0.0.1', 'private'],
     ['::ffff:169.254.169.254', 'linkLocal'],
+    ['::127.0.0.1', 'IPv4-compatible'],
+    ['::7f00:1', 'IPv4-compatible'],
+    ['::a9fe:a9fe', 'IPv4-compatible'],
+    ['::8.8.8.8', 'IPv4-compatible'],
+    ['fe80::1%eth0', 'not an IP address'],
   ])('refuses %s (%s)', (address, range) => {
     expect(refusedAddress(address, strict)).toContain(range);
   });
@@ -73,6 +78,7 @@ describe('resolveDestination', () => {
     ],
     ['the metadata address', 'https://169.254.169.254/latest/meta-data/', [], /linkLocal/],
     ['an IPv6 literal of loopback', 'https://[::1]:8443/', [], /loopback/],
+    ['an IPv4-compatible IPv6 literal of loopback', 'https://[::127.0.0.1]/', [], /IPv4-compatible/],
     ['plain http', 'http://hooks.example.com/', ['93.184.216.34'], /http scheme is not allowed/],
     ['another scheme', 'ftp://hooks.example.com/', ['93.184.216.34'], /ftp scheme is not allowed/],
     ['credentials in the URL', 'https://user:pw@hooks.example.com/', ['93.184.216.34'], /credentials/],
