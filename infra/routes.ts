@@ -98,6 +98,7 @@ export const httpRoutes: readonly HttpRoute[] = [
   signed('DELETE', '/directory/v3/sessions', 'directory/end-sessions'),
   signed('POST', '/directory/v3/totp', 'directory/generate-totp'),
   signed('DELETE', '/directory/v3/totp', 'directory/remove-totp'),
+  signed('POST', '/directory/v3/totp/item', 'directory/get-totp'),
 
   // The device API: this service's own, signed by the device's key (dev:<uuid>) once it has linked.
   unsigned('POST', '/device/v3/link', 'device/link', { table: 'write', ...publishes }),

@@ -37,6 +37,30 @@ export interface StoredTotp {
   readonly period: number;
   /** The last time step a code was accepted for: each code works once. */
   readonly lastStep?: number;
+  /** Verifications counted since the last success or the last lock; each is counted before its code is checked. */
+  readonly failedAttempts?: number;
+  /** Epoch seconds: the end of the lock the last counted failure set. Cleared by the first attempt after it. */
+  readonly lockedUntil?: number;
+}
+
+/**
+ * The TOTP attempt limit, the server throttling of RFC 4226 §7.3 that RFC 6238 inherits: the 5th consecutive failed
+ * verification locks the user's TOTP for 15 minutes. While it is locked every verification answers not valid without
+ * its code being checked, the right code too, so at most `maxFailures` codes are checked per lock. A success resets
+ * the count; generating a new secret or removing it clears the count and the lock. Codes that are not all digits, or
+ * not of the right length, count as failures.
+ */
+export const totpAttemptLimit = { maxFailures: 5, lockSeconds: 15 * 60 } as const;
+
+/** A user's TOTP attempt state at `nowSeconds`: a lock that has ended is no lock, and its failures are forgotten. */
+export function totpAttempts(
+  totp: StoredTotp,
+  nowSeconds: number,
+): { readonly failedAttempts: number; readonly lockedUntil: number | undefined } {
+  if (totp.lockedUntil !== undefined && totp.lockedUntil <= nowSeconds) {
+    return { failedAttempts: 0, lockedUntil: undefined };
+  }
+  return { failedAttempts: totp.failedAttempts ?? 0, lockedUntil: totp.lockedUntil };
 }
 
 /** A directory user: identified there by the implementer's identifier, everywhere else by an opaque id. */

@@ -253,13 +253,51 @@ export function removeUserTotp(key: UserKey): Promise<boolean> {
   return updateUser(key, { UpdateExpression: 'REMOVE totp' });
 }
 
-/** Records that a code of time step `step` was used; false when that step or a later one was used already. */
-export function markTotpStepUsed(key: UserKey, step: number): Promise<boolean> {
+/**
+ * Counts a verification before its code is checked, so that concurrent guesses cannot overtake the count: false when
+ * the user's TOTP is locked (or gone) and the code must not be checked. Each write is a conditional update that applies
+ * in one state only: below the last attempt it adds one; the last attempt also sets the lock, until `lockUntil`. A lock
+ * that has ended is cleared, with its count, and the attempt tried again. A verification that still loses to
+ * concurrent ones is refused, which errs on the safe side.
+ */
+export async function reserveTotpAttempt(
+  key: UserKey,
+  limit: { maxFailures: number; nowSeconds: number; lockUntil: number },
+): Promise<boolean> {
+  const unlocked = 'attribute_exists(totp) AND attribute_not_exists(totp.lockedUntil)';
+  const last = limit.maxFailures - 1;
+  const reserve = async () =>
+    (await updateUser(key, {
+      UpdateExpression: 'SET totp.failedAttempts = if_not_exists(totp.failedAttempts, :zero) + :one',
+      ConditionExpression: `${unlocked} AND (attribute_not_exists(totp.failedAttempts) OR totp.failedAttempts < :last)`,
+      ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':last': last },
+    })) ||
+    updateUser(key, {
+      UpdateExpression: 'SET totp.failedAttempts = :max, totp.lockedUntil = :until',
+      ConditionExpression: `${unlocked} AND totp.failedAttempts = :last`,
+      ExpressionAttributeValues: { ':max': limit.maxFailures, ':until': limit.lockUntil, ':last': last },
+    });
+  if (await reserve()) return true;
+  await updateUser(key, {
+    UpdateExpression: 'SET totp.failedAttempts = :zero REMOVE totp.lockedUntil',
+    ConditionExpression: 'totp.lockedUntil <= :now',
+    ExpressionAttributeValues: { ':zero': 0, ':now': limit.nowSeconds },
+  });
+  // Whoever cleared an ended lock, this verification may now be counted; under a lock this fails again.
+  return reserve();
+}
+
+/**
+ * Records that a code of time step `step` was accepted for the secret sealed as `sealedSecret`, resets the count and
+ * lifts a lock set while the code was being checked; false when that step or a later one was used already, or the
+ * secret has been replaced since.
+ */
+export function recordTotpSuccess(key: UserKey, sealedSecret: string, step: number): Promise<boolean> {
   return updateUser(key, {
-    UpdateExpression: 'SET totp.lastStep = :step',
+    UpdateExpression: 'SET totp.lastStep = :step, totp.failedAttempts = :zero REMOVE totp.lockedUntil',
     ConditionExpression:
-      'attribute_exists(totp) AND (attribute_not_exists(totp.lastStep) OR totp.lastStep < :step)',
-    ExpressionAttributeValues: { ':step': step },
+      'totp.sealedSecret = :secret AND (attribute_not_exists(totp.lastStep) OR totp.lastStep < :step)',
+    ExpressionAttributeValues: { ':step': step, ':zero': 0, ':secret': sealedSecret },
   });
 }
 

@@ -1,5 +1,5 @@
 import { generate } from 'otplib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { refusedWith } from '#test/support/tree';
@@ -40,6 +40,30 @@ async function verifyCode(identifier: string, otp: string): Promise<boolean> {
   return reply.body?.valid as boolean;
 }
 
+/** The whole answer of a verification, to see that a locked user gets the usual shape. */
+async function verification(identifier: string, otp: string): Promise<{ status: number; body: unknown }> {
+  const { status, body } = await scene.service.call('POST', '/service/v3/totp', {
+    body: { identifier, otp },
+  });
+  return { status, body };
+}
+
+interface TotpState {
+  configured: boolean;
+  failed_attempts: number;
+  locked: boolean;
+  locked_until: string | null;
+}
+
+async function totpState(identifier: string): Promise<TotpState> {
+  return (
+    await scene.organization.client.call<TotpState>('POST', '/directory/v3/totp/item', {
+      ...asDirectory(),
+      body: { identifier },
+    })
+  ).body as TotpState;
+}
+
 /** The code an authenticator app shows `offsetPeriods` periods from now. */
 async function codeFor(setup: TotpSetup, offsetPeriods = 0): Promise<string> {
   return generate({
@@ -50,6 +74,16 @@ async function codeFor(setup: TotpSetup, offsetPeriods = 0): Promise<string> {
     epoch: Math.floor(Date.now() / 1000) + offsetPeriods * setup.period,
   });
 }
+
+/** A code of the right shape that no time step near now produces, even if a step boundary passes meanwhile. */
+async function wrongCode(setup: TotpSetup): Promise<string> {
+  const near = new Set(await Promise.all([-2, -1, 0, 1, 2].map((offset) => codeFor(setup, offset))));
+  let guess = 0;
+  while (near.has(String(guess).padStart(setup.digits, '0'))) guess += 1;
+  return String(guess).padStart(setup.digits, '0');
+}
+
+const unlocked: TotpState = { configured: true, failed_attempts: 0, locked: false, locked_until: null };
 
 describe('TOTP', () => {
   it('generates an RFC 6238 secret a standard app can use, for a user it creates', async () => {
@@ -115,5 +149,99 @@ describe('TOTP', () => {
         })
       ).status,
     ).toBe(204);
+  });
+});
+
+describe('TOTP attempt limit', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('locks after 5 failures, malformed codes included, and refuses the right code in the usual shape', async () => {
+    const setup = await generateSecret('nora');
+    const wrong = await wrongCode(setup);
+    for (const otp of [wrong, 'abcdef', wrong.slice(1), wrong])
+      expect(await verifyCode('nora', otp)).toBe(false);
+    expect(await totpState('nora')).toEqual({ ...unlocked, failed_attempts: 4 });
+    const before = Date.now();
+    expect(await verifyCode('nora', wrong)).toBe(false);
+    const state = await totpState('nora');
+    expect(state).toMatchObject({ configured: true, failed_attempts: 5, locked: true });
+    expect(state.locked_until).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const lockEnd = Date.parse(state.locked_until as string);
+    expect(lockEnd).toBeGreaterThanOrEqual(before + 15 * 60_000 - 1_000);
+    expect(lockEnd).toBeLessThanOrEqual(Date.now() + 15 * 60_000 + 1_000);
+    expect(await verification('nora', await codeFor(setup))).toEqual({ status: 200, body: { valid: false } });
+    expect(await totpState('nora')).toEqual(state);
+  });
+
+  it('lets the right code through once the lock has ended, and not a moment before', async () => {
+    const setup = await generateSecret('owen');
+    const wrong = await wrongCode(setup);
+    for (let attempt = 0; attempt < 5; attempt += 1) expect(await verifyCode('owen', wrong)).toBe(false);
+    const lockEnd = Date.parse((await totpState('owen')).locked_until as string);
+    // The service runs in this process: moving the clock moves the service's, the client's and the app's together.
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    vi.setSystemTime(lockEnd - 5_000);
+    expect(await verifyCode('owen', await codeFor(setup))).toBe(false);
+    expect((await totpState('owen')).locked).toBe(true);
+    vi.setSystemTime(lockEnd + 1_000);
+    expect(await totpState('owen')).toEqual(unlocked);
+    expect(await verifyCode('owen', await codeFor(setup))).toBe(true);
+    expect(await totpState('owen')).toEqual(unlocked);
+  });
+
+  it('starts counting again after a success', async () => {
+    const setup = await generateSecret('paul');
+    const wrong = await wrongCode(setup);
+    for (let attempt = 0; attempt < 4; attempt += 1) expect(await verifyCode('paul', wrong)).toBe(false);
+    expect((await totpState('paul')).failed_attempts).toBe(4);
+    expect(await verifyCode('paul', await codeFor(setup))).toBe(true);
+    expect(await totpState('paul')).toEqual(unlocked);
+    for (let attempt = 0; attempt < 4; attempt += 1) expect(await verifyCode('paul', wrong)).toBe(false);
+    // The next period's code: this period's was used.
+    expect(await verifyCode('paul', await codeFor(setup, 1))).toBe(true);
+    expect(await totpState('paul')).toEqual(unlocked);
+  });
+
+  it('checks at most 5 of 50 concurrent guesses, then refuses the right code', async () => {
+    const setup = await generateSecret('quinn');
+    const wrong = await wrongCode(setup);
+    const answers = await Promise.all(Array.from({ length: 50 }, () => verification('quinn', wrong)));
+    expect(
+      answers.every((answer) => answer.status === 200 && (answer.body as { valid: boolean }).valid === false),
+    ).toBe(true);
+    expect(await totpState('quinn')).toMatchObject({ failed_attempts: 5, locked: true });
+    expect(await verifyCode('quinn', await codeFor(setup))).toBe(false);
+  });
+
+  it('is cleared by generating a new secret, and by removing the secret', async () => {
+    const first = await generateSecret('rose');
+    const wrong = await wrongCode(first);
+    for (let attempt = 0; attempt < 5; attempt += 1) expect(await verifyCode('rose', wrong)).toBe(false);
+    expect((await totpState('rose')).locked).toBe(true);
+    const second = await generateSecret('rose');
+    expect(await totpState('rose')).toEqual(unlocked);
+    expect(await verifyCode('rose', await codeFor(second))).toBe(true);
+
+    const wrongAgain = await wrongCode(second);
+    for (let attempt = 0; attempt < 5; attempt += 1) expect(await verifyCode('rose', wrongAgain)).toBe(false);
+    expect((await totpState('rose')).locked).toBe(true);
+    await scene.organization.client.call('DELETE', '/directory/v3/totp', {
+      ...asDirectory(),
+      body: { identifier: 'rose' },
+    });
+    expect(await totpState('rose')).toEqual({
+      configured: false,
+      failed_attempts: 0,
+      locked: false,
+      locked_until: null,
+    });
+    const third = await generateSecret('rose');
+    expect(await verifyCode('rose', await codeFor(third))).toBe(true);
+  });
+
+  it('shows the state only for users the directory has', async () => {
+    expect(await refusedWith(totpState('nobody-at-all'))).toEqual({ status: 404, code: 'HTTP-404' });
   });
 });
