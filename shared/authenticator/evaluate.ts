@@ -128,7 +128,7 @@ function decide(
   const needsLocation = policy.fenceGroups.length > 0 || demand.kind === 'cond_geo';
   const locates = needsLocation && geofencing?.active === true;
   // The demand that applies, or null while the position that selects a COND_GEO branch is unknown.
-  let branch: MethodDemand | null = demand.kind === 'methods' ? demand : null;
+  let branch: MethodDemand | null = demand.kind === 'cond_geo' ? null : demand;
   if (locates) {
     const inside = policy.fenceGroups.every((group) => insideAny(group, device));
     attempts.set('geofencing', { passed: inside, error: false });

@@ -4,6 +4,7 @@ import {
   effectiveAmountMax,
   factorTypes,
   type MethodDemand,
+  methodRequirements,
   type PolicyFence,
 } from '#shared/domain/policy/effective-policy';
 import { parseFence, readGeoCircle } from '#shared/domain/policy/fences';
@@ -29,8 +30,8 @@ import { quote } from '#shared/echo';
  * one canonical order. Parsing what was printed gives the same policy back, and printing it again the same JSON.
  *
  * {
- *   "demand": {"kind": "methods", "amount": 1, "types": ["knowledge"]},
- *     or {"kind": "cond_geo", "fences": [fence, …], "inside": {"amount", "types"}, "outside": {"amount", "types"}},
+ *   "demand": {"kind": "amount", "amount": 1, "types": []},     // kind: "amount", "types" or "none"
+ *     or {"kind": "cond_geo", "fences": [fence, …], "inside": {"kind", "amount", "types"}, "outside": {…}},
  *   "fence_groups": [[fence, …], …],            // inside at least one fence of every group
  *   "time_fence_groups": [[time fence, …], …],  // inside at least one window of every group
  *   "deny_rooted_jailbroken": false,
@@ -51,7 +52,7 @@ const policyKeys = [
   'deny_rooted_jailbroken',
   'deny_emulator_simulator',
 ] as const;
-const methodDemandKeys = ['amount', 'types'] as const;
+const methodDemandKeys = ['kind', 'amount', 'types'] as const;
 const legacyCircleKeys = ['name', 'latitude', 'longitude', 'radius'] as const;
 const geoCircleKeys = ['type', ...legacyCircleKeys] as const;
 const territoryKeys = ['type', 'name', 'country', 'administrative_area', 'postal_code'] as const;
@@ -81,18 +82,18 @@ export function printPolicyFence(fence: PolicyFence): Record<string, unknown> {
 }
 
 function printMethodDemand(demand: MethodDemand): Record<string, unknown> {
-  return { amount: demand.amount, types: [...demand.types] };
+  return { kind: demand.kind, amount: demand.amount, types: [...demand.types] };
 }
 
 function printDemand(demand: Demand): Record<string, unknown> {
-  return demand.kind === 'methods'
-    ? { kind: demand.kind, ...printMethodDemand(demand) }
-    : {
+  return demand.kind === 'cond_geo'
+    ? {
         kind: demand.kind,
         fences: demand.fences.map(printPolicyFence),
         inside: printMethodDemand(demand.inside),
         outside: printMethodDemand(demand.outside),
-      };
+      }
+    : printMethodDemand(demand);
 }
 
 export function printEffectivePolicy(policy: EffectivePolicy): Record<string, unknown> {
@@ -142,10 +143,11 @@ function readComplete(value: unknown, path: string, keys: readonly string[]): Js
 }
 
 function parseDemand(value: unknown, path: string): Demand {
-  const known = readObject(value, path, ['kind', ...methodDemandKeys, 'fences', 'inside', 'outside']);
-  const kind = readChoice(get(known, 'kind'), child(path, 'kind'), ['methods', 'cond_geo'] as const);
-  if (kind === 'methods') {
-    return { kind, ...readMethodDemand(readComplete(value, path, ['kind', ...methodDemandKeys]), path) };
+  const known = readObject(value, path, [...methodDemandKeys, 'fences', 'inside', 'outside']);
+  const kindPath = child(path, 'kind');
+  if (get(known, 'kind') !== 'cond_geo') {
+    readChoice(get(known, 'kind'), kindPath, [...methodRequirements, 'cond_geo']);
+    return readMethodDemand(readComplete(value, path, methodDemandKeys), path);
   }
   const object = readComplete(value, path, ['kind', 'fences', 'inside', 'outside']);
   const fencesPath = child(path, 'fences');
@@ -155,10 +157,12 @@ function parseDemand(value: unknown, path: string): Demand {
   if (fences.length === 0) fail(fencesPath, 'must hold at least one fence');
   const branch = (key: 'inside' | 'outside') =>
     readMethodDemand(readComplete(get(object, key), child(path, key), methodDemandKeys), child(path, key));
-  return { kind, fences, inside: branch('inside'), outside: branch('outside') };
+  return { kind: 'cond_geo', fences, inside: branch('inside'), outside: branch('outside') };
 }
 
+/** A method demand whose kind agrees with what it holds: "types" with types, "amount" without, "none" with neither. */
 function readMethodDemand(object: JsonObject, path: string): MethodDemand {
+  const kind = readChoice(get(object, 'kind'), child(path, 'kind'), methodRequirements);
   const amount = readInteger(get(object, 'amount'), child(path, 'amount'), 0, effectiveAmountMax);
   const typesPath = child(path, 'types');
   const types = readArray(get(object, 'types'), typesPath).map((type, index) =>
@@ -169,7 +173,14 @@ function readMethodDemand(object: JsonObject, path: string): MethodDemand {
   if (canonical.length !== types.length || canonical.some((type, index) => types[index] !== type)) {
     fail(typesPath, `must list distinct types in the order ${factorTypes.join(', ')}`);
   }
-  return { amount, types: canonical };
+  if ((kind === 'types') !== canonical.length > 0) {
+    fail(
+      typesPath,
+      kind === 'types' ? 'must not be empty for kind "types"' : `must be empty for kind "${kind}"`,
+    );
+  }
+  if (kind === 'none' && amount !== 0) fail(child(path, 'amount'), 'must be 0 for kind "none"');
+  return { kind, amount, types: canonical };
 }
 
 function parseGroups<T>(value: unknown, path: string, parse: (value: unknown, path: string) => T): T[][] {

@@ -22,16 +22,29 @@ export interface LegacyCircleFence extends GeoCircle {
 export type PolicyFence = Fence | LegacyCircleFence;
 
 /**
+ * What kind of requirement a policy set, which the device reports back as `auth_policy.requirement` and the SDKs read
+ * as AMOUNT, TYPES or no requirement: METHOD_AMOUNT is "amount" (even with an amount of 0, which the SDKs' features
+ * expect back as "amount"), FACTORS is "types", LEGACY is "types" when it requires a type, "amount" when it requires
+ * an amount, and "none" when it requires neither. Amount and types alone cannot tell a METHOD_AMOUNT of 0 from no
+ * policy, so the kind travels with them.
+ */
+export const methodRequirements = ['amount', 'types', 'none'] as const;
+export type MethodRequirement = (typeof methodRequirements)[number];
+
+/**
  * What the device must verify, in one unit for every policy kind: `amount` counts distinct authentication methods
  * (pin_code, circle_code, fingerprint, face, wearables; geofencing and locations never count), and each listed type
- * needs at least one verified method of that type. Both hold together once a merge has combined them.
+ * needs at least one verified method of that type. Both hold together once a merge has combined them; `kind` says
+ * which the policy asked for (see MethodRequirement): "types" whenever types are required, "none" only when nothing
+ * is.
  *
  * Mapping: LEGACY `any` → amount, its knowledge/inherence/possession flags → types; METHOD_AMOUNT `amount` → amount;
- * FACTORS `factors` → types. LEGACY `any` is read as methods, not factor types, because interface.md §2.3 reports
- * both in one `amount` ("number of authentication methods required") and the JV feature "required factor counts"
+ * FACTORS `factors` → types. LEGACY `any` is read as methods, not factor types, because the answer reports both in
+ * one `amount` ("number of authentication methods required") and the Java SDK's "required factor counts" feature
  * expects a legacy `any: 3` back as amount 3; so `any: 2` is met by a PIN code plus a circle code.
  */
 export interface MethodDemand {
+  readonly kind: MethodRequirement;
   readonly amount: number;
   /** No duplicates, ordered as `factorTypes`. */
   readonly types: readonly FactorType[];
@@ -46,7 +59,7 @@ export interface ConditionalDemand {
   readonly outside: MethodDemand;
 }
 
-export type Demand = ({ readonly kind: 'methods' } & MethodDemand) | ConditionalDemand;
+export type Demand = MethodDemand | ConditionalDemand;
 
 /**
  * The single policy a device must satisfy for one authorization request: the service policy with the request's
@@ -96,7 +109,7 @@ function fromServicePolicy(policy: ServicePolicy): EffectivePolicy {
           inside: fromInner(policy.inside),
           outside: fromInner(policy.outside),
         }
-      : { kind: 'methods', ...fromInner(policy) };
+      : fromInner(policy);
   return {
     demand,
     // COND_GEO's fences choose a branch; they are not a place the device must be.
@@ -109,8 +122,8 @@ function fromServicePolicy(policy: ServicePolicy): EffectivePolicy {
 
 function fromInner(policy: InnerPolicy): MethodDemand {
   return policy.type === 'METHOD_AMOUNT'
-    ? { amount: policy.amount, types: [] }
-    : { amount: 0, types: policy.factors.map(lowerFactor) };
+    ? { kind: 'amount', amount: policy.amount, types: [] }
+    : { kind: 'types', amount: 0, types: policy.factors.map(lowerFactor) };
 }
 
 function lowerFactor(factor: AuthFactor): FactorType {
@@ -121,14 +134,21 @@ const enforced = (settings: FactorSettings | null): boolean =>
   settings !== null && settings.requirement === 'forced requirement';
 
 function legacyDemand(policy: LegacyPolicy): MethodDemand {
-  return { amount: policy.amount, types: factorTypes.filter((type) => policy[type]) };
+  const types = factorTypes.filter((type) => policy[type]);
+  return { kind: requirementOf(policy.amount, types), amount: policy.amount, types };
+}
+
+/** The kind of what a legacy policy, or a merge, requires: types say the most, then an amount, else nothing. */
+function requirementOf(amount: number, types: readonly FactorType[], amountKind = false): MethodRequirement {
+  if (types.length > 0) return 'types';
+  return amountKind || amount > 0 ? 'amount' : 'none';
 }
 
 function fromLegacy(policy: LegacyPolicy): EffectivePolicy {
   const geofence = policy.geofence;
   const timefence = policy.timefence;
   return {
-    demand: { kind: 'methods', ...legacyDemand(policy) },
+    demand: legacyDemand(policy),
     fenceGroups:
       geofence !== null && enforced(geofence)
         ? [geofence.locations.map((location) => ({ type: 'LEGACY_CIRCLE' as const, ...location }))]
@@ -140,17 +160,20 @@ function fromLegacy(policy: LegacyPolicy): EffectivePolicy {
   };
 }
 
-/** The stricter of two method demands: the larger amount and every type either side requires. */
+/**
+ * The stricter of two method demands: the larger amount and every type either side requires. Its kind is "types" if
+ * any type is required, else "amount" if either side asked for an amount (a METHOD_AMOUNT of 0 stays "amount"), else
+ * "none".
+ */
 function mergeMethodDemands(a: MethodDemand, b: MethodDemand): MethodDemand {
-  return {
-    amount: Math.max(a.amount, b.amount),
-    types: factorTypes.filter((type) => a.types.includes(type) || b.types.includes(type)),
-  };
+  const amount = Math.max(a.amount, b.amount);
+  const types = factorTypes.filter((type) => a.types.includes(type) || b.types.includes(type));
+  return { kind: requirementOf(amount, types, a.kind === 'amount' || b.kind === 'amount'), amount, types };
 }
 
 /** A service COND_GEO stays conditional: the request's demand is added to whichever branch applies. */
 function mergeDemand(service: Demand, request: MethodDemand): Demand {
-  if (service.kind === 'methods') return { kind: 'methods', ...mergeMethodDemands(service, request) };
+  if (service.kind !== 'cond_geo') return mergeMethodDemands(service, request);
   return {
     kind: 'cond_geo',
     fences: service.fences,

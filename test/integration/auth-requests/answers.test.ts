@@ -265,6 +265,38 @@ describe('every answer the authenticator can give', () => {
   });
 });
 
+describe('the kind of policy the service set', () => {
+  it('a METHOD_AMOUNT of 0 with a territory reaches the device as "amount" and comes back as requirement "amount"', async () => {
+    const asDirectory = { subject: `dir:${scene.directoryId}` };
+    const territory = { type: 'TERRITORY', name: 'Nevada', country: 'US', administrative_area: 'US-NV' };
+    await scene.organization.client.call('PUT', '/directory/v3/service/policy', {
+      ...asDirectory,
+      body: {
+        service_id: scene.serviceId,
+        policy: { type: 'METHOD_AMOUNT', amount: 0, fences: [territory] },
+      },
+    });
+    try {
+      const created = await scene.ask({ username: 'alice' });
+      const [pending] = await device.pending();
+      expect(pending?.policy).toMatchObject({ demand: { kind: 'amount', amount: 0, types: [] } });
+      await scene.service.call('DELETE', `/service/v3/auths/${created.auth_request}`);
+      // The device cannot locate itself, so it fails the request; its report still says what the service asked for.
+      const { opened } = await askAndAnswer({}, device);
+      expect(opened.auth_policy).toEqual({
+        requirement: 'amount',
+        amount: 0,
+        geofences: [{ ...territory, postal_code: null }],
+      });
+    } finally {
+      await scene.organization.client.call('DELETE', '/directory/v3/service/policy', {
+        ...asDirectory,
+        body: { service_id: scene.serviceId },
+      });
+    }
+  });
+});
+
 describe('organization credentials acting for the service', () => {
   it('get the answer encrypted to the organization key, which opens it', async () => {
     const created = await scene.ask({ username: 'alice' }, scene.organization.client);

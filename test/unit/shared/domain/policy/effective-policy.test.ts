@@ -2,8 +2,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { authPolicyReport } from '#shared/domain/policy/auth-policy-report';
 import { parseAuthRequestPolicy } from '#shared/domain/policy/auth-request-policy';
-import { type EffectivePolicy, effectivePolicy } from '#shared/domain/policy/effective-policy';
-import { parseEffectivePolicy, printEffectivePolicy } from '#shared/domain/policy/effective-policy-wire';
+import {
+  type EffectivePolicy,
+  effectivePolicy,
+  type PolicyFence,
+} from '#shared/domain/policy/effective-policy';
+import {
+  parseEffectivePolicy,
+  printEffectivePolicy,
+  printPolicyFence,
+} from '#shared/domain/policy/effective-policy-wire';
 import {
   blankServicePolicy,
   InvalidPolicyError,
@@ -68,7 +76,7 @@ const weekDaysFence = {
   timezone: 'America/Los_Angeles',
 };
 const open: EffectivePolicy = {
-  demand: { kind: 'methods', amount: 0, types: [] },
+  demand: { kind: 'none', amount: 0, types: [] },
   fenceGroups: [],
   timeFenceGroups: [],
   denyRootedJailbroken: false,
@@ -87,7 +95,7 @@ describe('effectivePolicy maps each service policy kind onto methods, types, gro
       ]),
       {
         ...open,
-        demand: { kind: 'methods', amount: 2, types: [] },
+        demand: { kind: 'amount', amount: 2, types: [] },
         fenceGroups: [[legacyCircle(home)]],
         timeFenceGroups: [[weekDaysFence]],
         denyRootedJailbroken: true,
@@ -96,7 +104,7 @@ describe('effectivePolicy maps each service policy kind onto methods, types, gro
     [
       'LEGACY types, listed in the one order',
       legacyService({ knowledge: 1, possession: 1, inherence: 1 }),
-      { ...open, demand: { kind: 'methods', amount: 0, types: ['inherence', 'knowledge', 'possession'] } },
+      { ...open, demand: { kind: 'types', amount: 0, types: ['inherence', 'knowledge', 'possession'] } },
     ],
     [
       'LEGACY factors that are only "allowed", which enforce nothing',
@@ -117,7 +125,7 @@ describe('effectivePolicy maps each service policy kind onto methods, types, gro
         deny_emulator_simulator: true,
       },
       {
-        demand: { kind: 'methods', amount: 3, types: [] },
+        demand: { kind: 'amount', amount: 3, types: [] },
         fenceGroups: [[{ type: 'GEO_CIRCLE', ...office }, nevadaFence]],
         timeFenceGroups: [],
         denyRootedJailbroken: true,
@@ -127,7 +135,7 @@ describe('effectivePolicy maps each service policy kind onto methods, types, gro
     [
       'FACTORS, lower-cased',
       { type: 'FACTORS', factors: ['POSSESSION', 'INHERENCE'] },
-      { ...open, demand: { kind: 'methods', amount: 0, types: ['inherence', 'possession'] } },
+      { ...open, demand: { kind: 'types', amount: 0, types: ['inherence', 'possession'] } },
     ],
     [
       'COND_GEO, whose fences choose a branch and are no group',
@@ -143,8 +151,8 @@ describe('effectivePolicy maps each service policy kind onto methods, types, gro
         demand: {
           kind: 'cond_geo',
           fences: [nevadaFence],
-          inside: { amount: 1, types: [] },
-          outside: { amount: 0, types: ['inherence', 'knowledge'] },
+          inside: { kind: 'amount', amount: 1, types: [] },
+          outside: { kind: 'types', amount: 0, types: ['inherence', 'knowledge'] },
         },
         denyEmulatorSimulator: true,
       } as EffectivePolicy,
@@ -164,7 +172,7 @@ describe('effectivePolicy: for each constraint the more restrictive of service a
     ['LEGACY any against LEGACY any', legacyService({ any: 1 }), legacyRequest({ any: 2 }), 2],
     ['no request requirement', legacyService({ any: 2 }), legacyRequest(null), 2],
   ])('amount: %s → the larger', (_, serviceBody, requestBody, amount) => {
-    expect(demandOf(serviceBody, requestBody)).toEqual({ kind: 'methods', amount, types: [] });
+    expect(demandOf(serviceBody, requestBody)).toEqual({ kind: 'amount', amount, types: [] });
   });
 
   it.each([
@@ -182,12 +190,12 @@ describe('effectivePolicy: for each constraint the more restrictive of service a
     ],
     ['types only on the service', legacyService({ inherence: 1 }), legacyRequest(null), ['inherence']],
   ])('types: %s → every type either side requires', (_, serviceBody, requestBody, types) => {
-    expect(demandOf(serviceBody, requestBody)).toEqual({ kind: 'methods', amount: 0, types });
+    expect(demandOf(serviceBody, requestBody)).toEqual({ kind: 'types', amount: 0, types });
   });
 
   it('amount and types from different sides both hold', () => {
     expect(demandOf({ type: 'METHOD_AMOUNT', amount: 2 }, legacyRequest({ knowledge: 1 }))).toEqual({
-      kind: 'methods',
+      kind: 'types',
       amount: 2,
       types: ['knowledge'],
     });
@@ -257,8 +265,8 @@ describe('effectivePolicy: for each constraint the more restrictive of service a
       demand: {
         kind: 'cond_geo',
         fences: [nevadaFence],
-        inside: { amount: 2, types: [] },
-        outside: { amount: 2, types: ['possession'] },
+        inside: { kind: 'amount', amount: 2, types: [] },
+        outside: { kind: 'types', amount: 2, types: ['possession'] },
       },
       fenceGroups: [[legacyCircle(home)]],
       timeFenceGroups: [],
@@ -280,8 +288,8 @@ describe('effectivePolicy: for each constraint the more restrictive of service a
     expect(merged.demand).toEqual({
       kind: 'cond_geo',
       fences: [nevadaFence],
-      inside: { amount: 3, types: ['knowledge'] },
-      outside: { amount: 0, types: ['inherence', 'knowledge'] },
+      inside: { kind: 'types', amount: 3, types: ['knowledge'] },
+      outside: { kind: 'types', amount: 0, types: ['inherence', 'knowledge'] },
     });
   });
 
@@ -295,7 +303,7 @@ describe('effectivePolicy: for each constraint the more restrictive of service a
   it('a request on the blank service policy is the request alone', () => {
     expect(effectivePolicy(blankServicePolicy, request(legacyRequest({ any: 3 }, [integrity(1)])))).toEqual({
       ...open,
-      demand: { kind: 'methods', amount: 3, types: [] },
+      demand: { kind: 'amount', amount: 3, types: [] },
       denyRootedJailbroken: true,
     });
   });
@@ -305,8 +313,8 @@ const example: EffectivePolicy = {
   demand: {
     kind: 'cond_geo',
     fences: [{ type: 'TERRITORY', name: null, country: 'US', administrativeArea: null, postalCode: '89120' }],
-    inside: { amount: 1, types: [] },
-    outside: { amount: 2, types: ['inherence', 'possession'] },
+    inside: { kind: 'amount', amount: 1, types: [] },
+    outside: { kind: 'types', amount: 2, types: ['inherence', 'possession'] },
   },
   fenceGroups: [
     [
@@ -324,8 +332,8 @@ const examplePrinted = {
     fences: [
       { type: 'TERRITORY', name: null, country: 'US', administrative_area: null, postal_code: '89120' },
     ],
-    inside: { amount: 1, types: [] },
-    outside: { amount: 2, types: ['inherence', 'possession'] },
+    inside: { kind: 'amount', amount: 1, types: [] },
+    outside: { kind: 'types', amount: 2, types: ['inherence', 'possession'] },
   },
   fence_groups: [
     [
@@ -349,7 +357,7 @@ describe('the wire form handed to devices', () => {
 
   it('prints a plain demand with its kind', () => {
     expect(printEffectivePolicy(open)).toEqual({
-      demand: { kind: 'methods', amount: 0, types: [] },
+      demand: { kind: 'none', amount: 0, types: [] },
       fence_groups: [],
       time_fence_groups: [],
       deny_rooted_jailbroken: false,
@@ -388,36 +396,56 @@ describe('the wire form handed to devices', () => {
     [
       'an unknown demand kind',
       withDemand({ kind: 'legacy', amount: 0, types: [] }),
-      'effective_policy.demand.kind: must be one of "methods", "cond_geo"',
+      'effective_policy.demand.kind: must be one of "amount", "types", "none", "cond_geo"',
     ],
     [
       'a demand without types',
-      withDemand({ kind: 'methods', amount: 0 }),
+      withDemand({ kind: 'none', amount: 0 }),
       'effective_policy.demand.types: required',
     ],
     [
       'COND_GEO keys on a plain demand',
-      withDemand({ kind: 'methods', amount: 0, types: [], inside: {} }),
+      withDemand({ kind: 'none', amount: 0, types: [], inside: {} }),
       'effective_policy.demand.inside: unknown key',
     ],
     [
       'an amount above five',
-      withDemand({ kind: 'methods', amount: 6, types: [] }),
+      withDemand({ kind: 'amount', amount: 6, types: [] }),
       'effective_policy.demand.amount: 6 is out of range, must be from 0 to 5',
     ],
     [
       'an upper-case type',
-      withDemand({ kind: 'methods', amount: 0, types: ['KNOWLEDGE'] }),
+      withDemand({ kind: 'types', amount: 0, types: ['KNOWLEDGE'] }),
       'effective_policy.demand.types[0]: must be one of "inherence", "knowledge", "possession"',
     ],
     [
       'types out of order',
-      withDemand({ kind: 'methods', amount: 0, types: ['knowledge', 'inherence'] }),
+      withDemand({ kind: 'types', amount: 0, types: ['knowledge', 'inherence'] }),
       'effective_policy.demand.types: must list distinct types in the order inherence, knowledge, possession',
     ],
     [
+      'types with kind "amount"',
+      withDemand({ kind: 'amount', amount: 1, types: ['knowledge'] }),
+      'effective_policy.demand.types: must be empty for kind "amount"',
+    ],
+    [
+      'kind "types" without types',
+      withDemand({ kind: 'types', amount: 1, types: [] }),
+      'effective_policy.demand.types: must not be empty for kind "types"',
+    ],
+    [
+      'an amount with kind "none"',
+      withDemand({ kind: 'none', amount: 1, types: [] }),
+      'effective_policy.demand.amount: must be 0 for kind "none"',
+    ],
+    [
+      'a branch without its kind',
+      withDemand({ ...examplePrinted.demand, inside: { amount: 1, types: [] } }),
+      'effective_policy.demand.inside.kind: required',
+    ],
+    [
       'a repeated type',
-      withDemand({ kind: 'methods', amount: 0, types: ['knowledge', 'knowledge'] }),
+      withDemand({ kind: 'types', amount: 0, types: ['knowledge', 'knowledge'] }),
       'effective_policy.demand.types: must list distinct types in the order inherence, knowledge, possession',
     ],
     [
@@ -486,12 +514,17 @@ describe('authPolicyReport, the auth_policy a device answers with', () => {
     ['no requirement', open, { requirement: null, geofences: [] }],
     [
       'an amount',
-      { ...open, demand: { kind: 'methods', amount: 2, types: [] } },
+      { ...open, demand: { kind: 'amount', amount: 2, types: [] } },
       { requirement: 'amount', amount: 2, geofences: [] },
     ],
     [
+      'an amount of 0, which a METHOD_AMOUNT policy may ask for and the SDKs read as AMOUNT',
+      effectivePolicy(service({ type: 'METHOD_AMOUNT', amount: 0, fences: [nevada] })),
+      { requirement: 'amount', amount: 0, geofences: [printPolicyFence(nevadaFence as PolicyFence)] },
+    ],
+    [
       'types, which win over an amount',
-      { ...open, demand: { kind: 'methods', amount: 2, types: ['inherence', 'possession'] } },
+      { ...open, demand: { kind: 'types', amount: 2, types: ['inherence', 'possession'] } },
       { requirement: 'types', types: ['inherence', 'possession'], geofences: [] },
     ],
     [
@@ -543,9 +576,9 @@ describe('authPolicyReport, the auth_policy a device answers with', () => {
         expect(types).toEqual(
           ['inherence', 'knowledge', 'possession'].filter((type) => types.includes(type)),
         );
-        // A requirement names something: no "types" without a type, no "amount" of 0.
+        // The requirement is the policy's kind: no "types" without a type, an amount of 0 only where one was asked for.
+        expect(report.requirement ?? 'none').toEqual(policy.demand.kind);
         expect(report.requirement !== 'types' || types.length > 0).toBe(true);
-        expect(report.requirement !== 'amount' || (report.amount as number) > 0).toBe(true);
       }),
     );
   });

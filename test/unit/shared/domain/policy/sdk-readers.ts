@@ -366,3 +366,91 @@ function pythonLegacy(value: JsonObject, path: string, problems: string[]): void
   if (new Set(timeFenceNames).size !== timeFenceNames.length)
     problems.push(`${path}: DuplicateTimeFenceName`);
 }
+
+/** What an SDK makes of the `auth_policy` in a device's answer. */
+export interface ReadAuthPolicy {
+  /** The SDK's Requirement: AMOUNT, TYPES, COND_GEO, OTHER, or null (JV's "no requirement"). */
+  readonly requirement: string | null;
+  readonly amount: number;
+  readonly inherence: boolean;
+  readonly knowledge: boolean;
+  readonly possession: boolean;
+  /** Each fence as the SDK's class for it: GeoCircle or Territory. */
+  readonly fences: readonly string[];
+}
+
+function readFence(fence: Json, sdk: string): string {
+  if (!isObject(fence)) throw new Error(`${sdk}: a geofence is not an object`);
+  if (isAbsent(fence.type) || fence.type === 'GEO_CIRCLE') {
+    for (const key of ['latitude', 'longitude', 'radius']) {
+      if (!isNumber(fence[key])) throw new Error(`${sdk}: a circle has no numeric ${key}`);
+    }
+    return 'GeoCircle';
+  }
+  if (fence.type === 'TERRITORY') {
+    if (typeof fence.country !== 'string') throw new Error(`${sdk}: a territory has no country`);
+    return 'Territory';
+  }
+  throw new Error(`${sdk}: unknown fence type ${String(fence.type)}`);
+}
+
+/**
+ * PY `AdvancedAuthorizationResponse._parse_and_set_auth_policy`: `requirement` must be present; a falsy one (null)
+ * leaves the policy's requirement at OTHER; `amount` is read only for "amount"; `types` only for "types", through
+ * one-shot iterator membership tests in the order inherence, knowledge, possession (the SDK's bug: a type listed
+ * before one already found is missed).
+ */
+export function pythonAuthPolicy(authPolicy: Json): ReadAuthPolicy {
+  if (!isObject(authPolicy) || !('requirement' in authPolicy)) throw new Error('PY: KeyError requirement');
+  const requirement = authPolicy.requirement;
+  const known = ['AMOUNT', 'TYPES', 'COND_GEO'];
+  const upper = typeof requirement === 'string' ? requirement.toUpperCase() : '';
+  const types =
+    requirement === 'types' && Array.isArray(authPolicy.types) ? authPolicy.types.map(String) : [];
+  let at = 0;
+  const consume = (type: string) => {
+    while (at < types.length) if (types[at++]?.toLowerCase() === type) return true;
+    return false;
+  };
+  const [inherence, knowledge, possession] = [
+    consume('inherence'),
+    consume('knowledge'),
+    consume('possession'),
+  ];
+  return {
+    requirement: requirement ? (known.includes(upper) ? upper : 'OTHER') : 'OTHER',
+    amount: requirement === 'amount' ? Number(authPolicy.amount) : 0,
+    inherence,
+    knowledge,
+    possession,
+    fences: Array.isArray(authPolicy.geofences)
+      ? authPolicy.geofences.map((fence) => readFence(fence, 'PY'))
+      : [],
+  };
+}
+
+/**
+ * JV `BasicServiceClient.getAuthorizationResponsePolicy`: Jackson into `AuthResponsePolicy` (an absent amount is 0,
+ * unknown keys ignored), then `getRequirement` (the lower-case strings compared exactly; null stays null) and
+ * `types.contains` for each type.
+ */
+export function javaAuthPolicy(authPolicy: Json): ReadAuthPolicy {
+  if (!isObject(authPolicy)) throw new Error('JV: auth_policy is not an object');
+  const requirement = authPolicy.requirement;
+  if (!isAbsent(requirement) && typeof requirement !== 'string')
+    throw new Error('JV: requirement is not a String');
+  if (!isAbsent(authPolicy.amount) && !isInteger(authPolicy.amount))
+    throw new Error('JV: amount is not an int');
+  const byName: Record<string, string> = { types: 'TYPES', amount: 'AMOUNT', cond_geo: 'COND_GEO' };
+  const types = Array.isArray(authPolicy.types) ? authPolicy.types : [];
+  return {
+    requirement: isAbsent(requirement) ? null : (byName[requirement as string] ?? 'OTHER'),
+    amount: isInteger(authPolicy.amount) ? authPolicy.amount : 0,
+    inherence: types.includes('inherence'),
+    knowledge: types.includes('knowledge'),
+    possession: types.includes('possession'),
+    fences: Array.isArray(authPolicy.geofences)
+      ? authPolicy.geofences.map((fence) => readFence(fence, 'JV'))
+      : [],
+  };
+}
