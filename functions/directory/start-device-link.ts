@@ -19,6 +19,7 @@ export const handler = signedHandler({
           ttlSeconds: body.ttl ?? defaultLinkTtlSeconds,
           requester: formatEntity(caller.issuer),
           identity: caller.identity,
+          requesterKid: caller.responseKey?.kid,
         },
         receivedAt,
         baseUrl,

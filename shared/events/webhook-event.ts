@@ -27,6 +27,8 @@ const webhookEventSchema = v.variant('kind', [
     deviceId: v.string(),
     audience: v.string(),
     identity: v.picklist(apiIdentities),
+    /** The audience's key the link request's answer went to; optional, as events queued before it lack it. */
+    audienceKid: v.optional(v.string()),
   }),
 ]);
 

@@ -15,6 +15,12 @@ export interface LinkCode {
   /** The entity that started the link and the identity it addressed: whom its completion webhook is for. */
   readonly requester: string;
   readonly identity: 'api' | 'lka';
+  /**
+   * The requester's key its answer was encrypted to (the one that signed the request, when it can receive encryption):
+   * the key its application surely holds, so the completion webhook goes to it too. Absent on codes made before it was
+   * recorded.
+   */
+  readonly requesterKid?: string;
 }
 
 /** Stores a new code; false if the code is taken (the caller draws another). */

@@ -39,6 +39,8 @@ export async function startDeviceLink(
     ttlSeconds: number;
     requester: string;
     identity: ApiIdentity;
+    /** The requester's key the answer is encrypted to; the completion webhook prefers it. */
+    requesterKid: string | undefined;
   },
   now: Date,
   baseUrl: string,
@@ -63,6 +65,7 @@ export async function startDeviceLink(
     expiresAt: Math.floor(now.getTime() / 1000) + input.ttlSeconds,
     requester: input.requester,
     identity: input.identity,
+    ...(input.requesterKid ? { requesterKid: input.requesterKid } : {}),
   };
   for (let attempt = 0; attempt < 5; attempt++) {
     const code = newLinkCode();

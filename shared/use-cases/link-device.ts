@@ -63,6 +63,7 @@ export async function linkDevice(
     deviceId: link.deviceId,
     audience: link.requester,
     identity: link.identity,
+    ...(link.requesterKid ? { audienceKid: link.requesterKid } : {}),
   });
   return { device_id: link.deviceId, directory_id: link.directoryId };
 }

@@ -101,7 +101,11 @@ async function sessionEndedWebhook(
   };
 }
 
-/** §10.4: the device and its key, encrypted to the entity that started the link. */
+/**
+ * §10.4: the device and its key, encrypted to the entity that started the link: to the very key its request was
+ * answered with while that key is live, so that an application server still holding only the key it signed with
+ * during a key rotation can open it; to the newest live encryption key only once that one is gone.
+ */
 async function deviceLinkCompletionWebhook(
   event: Extract<WebhookEvent, { kind: 'device-link-completion' }>,
   now: Date,
@@ -112,7 +116,8 @@ async function deviceLinkCompletionWebhook(
   const [deviceKey] = await listEntityKeys({ type: 'dev', id: event.deviceId });
   if (!deviceKey) return undeliverable(`device ${event.deviceId} is no longer linked`);
   const audience = parseEntity(event.audience);
-  const recipient = audience && responseEncryptionKey(await listEntityKeys(audience), '', now);
+  const recipient =
+    audience && responseEncryptionKey(await listEntityKeys(audience), event.audienceKid ?? '', now);
   if (!recipient) return undeliverable(`${event.audience} has no key to encrypt the webhook to`);
   const body = await encryptJson(
     {

@@ -6,7 +6,7 @@ import { compactDecrypt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineClientConfig } from '#infra/local/engines';
 import { lambdaContext } from '#infra/local/lambda-context';
-import { Authenticator } from '#shared/authenticator/authenticator';
+import { Authenticator, linkAuthenticator } from '#shared/authenticator/authenticator';
 import { type DeviceConfiguration, defaultConfiguration } from '#shared/authenticator/state';
 import { ApiClient } from '#shared/client/api-client';
 import type { AuthAnswer, AuthRequest } from '#shared/domain/auth-request';
@@ -18,6 +18,7 @@ import {
 } from '#shared/events/dead-letters';
 import { keyId } from '#shared/protocol/kid';
 import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
+import { rsaKeyPair } from '#test/support/keys';
 import { amountPolicy, denialReasons, inherencePolicy, withMethod } from '#test/support/requests';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import {
@@ -33,6 +34,8 @@ let receiver: WebhookReceiver;
 let sqs: SQSClient;
 let queues: WebhookQueueUrls;
 let organizationKey: KeyObject;
+/** The keys the application holds; a test adds one as the application gets it. */
+const receiverKeys = new Map<string, KeyObject>();
 
 beforeAll(async () => {
   // Fast retries, few attempts, a short timeout, and loopback allowed only at 127.0.0.1.
@@ -45,14 +48,9 @@ beforeAll(async () => {
   runtime = await startTestRuntime();
   scene = await newAuthScene(runtime);
   organizationKey = createPrivateKey(scene.organization.privateKeyPem);
-  receiver = await startWebhookReceiver({
-    apiBaseUrl: runtime.baseUrl,
-    keys: new Map([
-      [scene.serviceKey.kid, scene.serviceKey.privateKey],
-      [keyId(organizationKey), organizationKey],
-    ]),
-    host: '0.0.0.0',
-  });
+  receiverKeys.set(scene.serviceKey.kid, scene.serviceKey.privateKey);
+  receiverKeys.set(keyId(organizationKey), organizationKey);
+  receiver = await startWebhookReceiver({ apiBaseUrl: runtime.baseUrl, keys: receiverKeys, host: '0.0.0.0' });
   sqs = new SQSClient(engineClientConfig(runtime.runtime.engines.sqsEndpoint));
   queues = runtime.runtime.queues;
   alice = await scene.linkDevice('alice');
@@ -227,6 +225,100 @@ describe('the device link completion webhook', () => {
       device_public_key: devicePublicKey,
       device_public_key_id: keyId(createPrivateKey(device.state.privateKeyPem)),
     });
+  });
+});
+
+describe('webhooks across a key rotation', () => {
+  // An operator rotating keys adds the new key first and rolls it out to the application servers afterwards: until
+  // then a server holds only the key it signs with, and every webhook its requests cause must still open with it.
+
+  async function addKey(path: string, body: Record<string, unknown>) {
+    const pair = rsaKeyPair();
+    await scene.organization.client.call('POST', path, {
+      ...asDirectory(),
+      body: { ...body, public_key: pair.publicPem },
+    });
+    return pair;
+  }
+
+  it('the device link completion goes to the key that signed the link request, not to a newer one', async () => {
+    await scene.organization.client.call('PATCH', '/organization/v3/directories', {
+      body: { directory_id: scene.directoryId, webhook_url: receiver.url('/hooks/rotating') },
+    });
+    const oldKey = rsaKeyPair();
+    await scene.organization.client.call('POST', '/organization/v3/directory/keys', {
+      body: { directory_id: scene.directoryId, public_key: oldKey.publicPem },
+    });
+    receiverKeys.set(oldKey.kid, oldKey.privateKey);
+    const directory = new ApiClient({
+      baseUrl: runtime.baseUrl,
+      issuer: `dir:${scene.directoryId}`,
+      privateKeyPem: oldKey.privatePem,
+    });
+    const started = await directory.call<{ code: string; device_id: string }>(
+      'POST',
+      '/directory/v3/devices',
+      {
+        body: { identifier: 'carol' },
+      },
+    );
+    // The new key arrives between the link request and the link; the application server does not hold it yet.
+    const newKey = rsaKeyPair();
+    await scene.organization.client.call('POST', '/organization/v3/directory/keys', {
+      body: { directory_id: scene.directoryId, public_key: newKey.publicPem },
+    });
+    await linkAuthenticator({
+      baseUrl: runtime.baseUrl,
+      sdkKey: scene.sdkKey,
+      code: started.body?.code as string,
+    });
+    const webhook = await receiver.waitFor(
+      (each) => each.path === '/hooks/rotating' && each.body.device_id === started.body?.device_id,
+    );
+    expect(webhook.encryptedTo).toBe(oldKey.kid);
+    expect(webhook.claims).toMatchObject({
+      aud: `dir:${scene.directoryId}`,
+      sub: `dir:${scene.directoryId}`,
+    });
+    expect(webhook.body.type).toBe('DEVICE_LINK_COMPLETION');
+
+    // Once the old key is deactivated, the next link's webhook goes to the newest live key.
+    await scene.organization.client.call('PATCH', '/organization/v3/directory/keys', {
+      body: { directory_id: scene.directoryId, key_id: oldKey.kid, active: false },
+    });
+    receiverKeys.set(newKey.kid, newKey.privateKey);
+    const next = await new ApiClient({
+      baseUrl: runtime.baseUrl,
+      issuer: `dir:${scene.directoryId}`,
+      privateKeyPem: newKey.privatePem,
+    }).call<{ code: string; device_id: string }>('POST', '/directory/v3/devices', {
+      body: { identifier: 'dave' },
+    });
+    await linkAuthenticator({
+      baseUrl: runtime.baseUrl,
+      sdkKey: scene.sdkKey,
+      code: next.body?.code as string,
+    });
+    const second = await receiver.waitFor((each) => each.body.device_id === next.body?.device_id);
+    expect(second.encryptedTo).toBe(newKey.kid);
+  });
+
+  it('the authorization response and its auth_jwe stay on the key that created the request', async () => {
+    const created = await scene.ask({ username: 'alice' });
+    const newer = await addKey('/directory/v3/service/keys', { service_id: scene.serviceId });
+    try {
+      const [pending] = await alice.pending();
+      if (!pending) throw new Error('nothing pending');
+      await alice.answer(pending, { approve: true });
+      const { webhook } = await responseTo(created.auth_request)();
+      expect(webhook.encryptedTo).toBe(scene.serviceKey.kid);
+      expect(decodeProtectedHeader(String(webhook.body.auth_jwe)).kid).toBe(scene.serviceKey.kid);
+    } finally {
+      await scene.organization.client.call('DELETE', '/directory/v3/service/keys', {
+        ...asDirectory(),
+        body: { service_id: scene.serviceId, key_id: newer.kid },
+      });
+    }
   });
 });
 
