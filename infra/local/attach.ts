@@ -19,7 +19,8 @@ function recordPath(dataDir: string): string {
 }
 
 export async function writeRuntimeRecord(dataDir: string, record: RuntimeRecord): Promise<void> {
-  await writeFile(recordPath(dataDir), `${JSON.stringify(record, null, 2)}\n`);
+  // It names the embedded store's port, which takes any credentials: for this user only.
+  await writeFile(recordPath(dataDir), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
 }
 
 export async function removeRuntimeRecord(dataDir: string): Promise<void> {

@@ -5,11 +5,14 @@ import { join } from 'node:path';
 import dynalite from 'dynalite';
 import { createSqsServer } from 'local-aws-sqs';
 import { closeLevelIteratorsOnReturn } from '#infra/local/close-level-iterators';
+import { makeDataDirectoryPrivate } from '#infra/local/private-data-directory';
 
 /** The embedded stand-ins for DynamoDB and SQS, on loopback ports of their own. */
 export interface LocalEngines {
   readonly dynamoEndpoint: string;
   readonly sqsEndpoint: string;
+  /** Paths of the data directory that were readable or writable by other users and have been tightened. */
+  readonly tightened: readonly string[];
   close(): Promise<void>;
 }
 
@@ -40,10 +43,11 @@ export function engineEnvironment(settings: {
   };
 }
 
-/** DynamoDB data persists in `<dataDir>/dynamodb` (LevelDB); the queues live in memory. */
+/** DynamoDB data persists in `<dataDir>/dynamodb` (LevelDB), private to this user; the queues live in memory. */
 export async function startEngines(dataDir: string): Promise<LocalEngines> {
+  const tightened = await makeDataDirectoryPrivate(dataDir);
   const dynamoPath = join(dataDir, 'dynamodb');
-  await mkdir(dynamoPath, { recursive: true });
+  await mkdir(dynamoPath, { recursive: true, mode: 0o700 });
   closeLevelIteratorsOnReturn();
   const dynamo = dynalite({ path: dynamoPath, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await listen(dynamo);
@@ -51,6 +55,7 @@ export async function startEngines(dataDir: string): Promise<LocalEngines> {
   return {
     dynamoEndpoint: endpointOf(dynamo),
     sqsEndpoint: endpointOf(sqs),
+    tightened,
     async close() {
       await Promise.all([closeServer(sqs), closeServer(dynamo)]);
     },

@@ -27,6 +27,8 @@ export interface LocalRuntime {
   readonly queues: WebhookQueues;
   readonly engines: Pick<LocalEngines, 'dynamoEndpoint' | 'sqsEndpoint'>;
   readonly organization: { organizationId: string; kid: string; privateKeyPath: string; created: boolean };
+  /** Paths of the data directory that other users could read or write, tightened at this start. */
+  readonly tightened: readonly string[];
   stop(): Promise<void>;
 }
 
@@ -43,7 +45,7 @@ export class DataDirectoryInUseError extends Error {
  */
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   const dataDir = resolve(options.dataDir);
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const other = await runningRuntime(dataDir);
   if (other) {
     throw new DataDirectoryInUseError(
@@ -109,6 +111,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       queues,
       engines: { dynamoEndpoint: engines.dynamoEndpoint, sqsEndpoint: engines.sqsEndpoint },
       organization,
+      tightened: engines.tightened,
       stop,
     };
   } catch (error) {

@@ -64,6 +64,11 @@ const runtime = await startLocalRuntime({
 });
 
 const { organization } = runtime;
+if (runtime.tightened.length > 0) {
+  console.warn(
+    `Tightened ${runtime.tightened.length} path(s) in ${runtime.dataDir} that other users of this machine could read or write (folders are now 0700, files 0600).`,
+  );
+}
 console.log(`
 MFA authorization service — local runtime
   Base URL          ${runtime.baseUrl}

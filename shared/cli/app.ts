@@ -259,7 +259,7 @@ async function readApplication(): Promise<DemoApplication> {
 }
 
 async function saveApplication(application: DemoApplication): Promise<void> {
-  await writeFile(recordPath, `${JSON.stringify(application, null, 2)}\n`);
+  await writeFile(recordPath, `${JSON.stringify(application, null, 2)}\n`, { mode: 0o600 });
 }
 
 function usage(message: string): never {

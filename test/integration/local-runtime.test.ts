@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, lstat, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeProtectedHeader } from 'jose';
@@ -26,6 +26,19 @@ async function clientFor(service: ServiceProcess): Promise<ApiClient> {
   });
 }
 
+/** Every path under the data directory that its group or other users may read, write or enter, with its mode. */
+async function openToOthers(directory: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const path of [
+    directory,
+    ...(await readdir(directory, { recursive: true })).map((entry) => join(directory, entry)),
+  ]) {
+    const { mode } = await lstat(path);
+    if ((mode & 0o077) !== 0) found.push(`${path} ${(mode & 0o777).toString(8)}`);
+  }
+  return found;
+}
+
 async function currentApiKid(baseUrl: string): Promise<string> {
   return (await fetch(`${baseUrl}/public/v3/public-key`)).headers.get('x-iov-key-id') as string;
 }
@@ -44,6 +57,11 @@ describe('npm start', () => {
     firstApiKid = await currentApiKid(running.baseUrl);
     const answer = await (await clientFor(running)).call('GET', '/organization/v3/directories');
     expect(answer).toMatchObject({ status: 200, body: [] });
+    // The store takes any credentials and runtime.json names its port: nothing in here is for other users.
+    expect(((await lstat(dataDir)).mode & 0o777).toString(8)).toBe('700');
+    expect(await readdir(join(dataDir, 'dynamodb'))).not.toEqual([]);
+    expect(await openToOthers(dataDir)).toEqual([]);
+    expect(running.banner).not.toContain('Tightened');
   });
 
   it('lets the admin CLI work beside it on the same data', async () => {
@@ -112,9 +130,15 @@ describe('npm start', () => {
     expect(existsSync(join(dataDir, 'runtime.json'))).toBe(false);
   });
 
-  it('reuses the data directory on a second start, configured by PORT and DATA_DIR', async () => {
+  it('reuses the data directory on a second start, configured by PORT and DATA_DIR, tightening what was loose', async () => {
+    const loosened = [dataDir, join(dataDir, 'dynamodb'), join(dataDir, 'api-keys.json')];
+    await chmod(dataDir, 0o755);
+    await chmod(join(dataDir, 'dynamodb'), 0o777);
+    await chmod(join(dataDir, 'api-keys.json'), 0o644);
     const port = await freePort();
     running = await startServiceProcess([], { PORT: String(port), DATA_DIR: dataDir });
+    expect(running.banner).toContain(`Tightened ${loosened.length} path(s) in ${dataDir}`);
+    expect(await openToOthers(dataDir)).toEqual([]);
     expect(running.baseUrl).toBe(`http://127.0.0.1:${port}`);
     expect(running.organizationId).toBe(firstOrganization);
     expect(running.banner).not.toContain('(created now)');
