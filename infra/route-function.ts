@@ -36,7 +36,7 @@ export interface RouteFunctionProps {
 /** The Lambda runtime every function runs on: the newest Node LTS Lambda offers. */
 export const functionRuntime = Runtime.NODEJS_24_X;
 
-/** How every handler is bundled (`bundlingFor` adds the one exception); the bundle test and the bench build them so. */
+/** How every handler is bundled; the bundle test and the bench build them so. */
 export const handlerBundling = {
   format: OutputFormat.ESM,
   target: 'node22',
@@ -52,17 +52,11 @@ export const handlerBundling = {
 } satisfies BundlingOptions;
 
 /**
- * Functions whose own dependencies leave no room for the SDK under the 500 KB budget (architecture.md): node-forge,
- * for PKCS#12, makes updating a directory 390 KB without it. It uses the runtime's SDK instead, and starts about
- * 60 ms slower on a route that is rarely called.
+ * The bundling of one function under functions/: the same for all of them, each with its own AWS SDK inside the
+ * 500 KB budget, updating a directory's PKCS#12 parser included.
  */
-const runtimeSdkHandlers: ReadonlySet<string> = new Set(['organization/update-directory']);
-
-/** The bundling of one function under functions/. */
-export function bundlingFor(handler: string): typeof handlerBundling {
-  return runtimeSdkHandlers.has(handler)
-    ? { ...handlerBundling, externalModules: ['@aws-sdk/*'] }
-    : handlerBundling;
+export function bundlingFor(_handler: string): typeof handlerBundling {
+  return handlerBundling;
 }
 
 /**

@@ -4,7 +4,7 @@ import { forbidden, invalidArgument } from '#shared/errors';
 import * as store from '#shared/store/directories';
 import { requireDirectory } from '#shared/use-cases/directories';
 
-// Apart from the other directory use cases because the PKCS#12 parser is large: only the update function carries it.
+// Apart from the other directory use cases so that only the update function carries the PKCS#12 parser (about 30 KB).
 
 export interface DirectoryUpdate {
   readonly active?: boolean | null;

@@ -19,8 +19,8 @@ export interface ColdStartsFigures {
   readonly repetitions: number;
   readonly bundles: BundleFigures[];
   /**
-   * A fresh process that only imports the AWS SDK's DynamoDB clients from node_modules, as a function that uses the
-   * runtime's SDK instead of its own bundled copy does (infra/route-function.ts, `bundlingFor`). Median, ms.
+   * A fresh process that only imports the AWS SDK's DynamoDB clients from node_modules, as a function on the runtime's
+   * SDK instead of its own bundled copy would: what bundling the SDK saves (infra/route-function.ts). Median, ms.
    */
   readonly awsSdkImportMs: number;
 }
@@ -34,7 +34,7 @@ export interface BundleFigures {
   /** Medians over the repetitions; null for a function that serves no request here. */
   readonly importMs: number | null;
   readonly firstRequestMs: number | null;
-  /** Import and first request: architecture.md's cold start (target ≤ 150 ms). */
+  /** Import and first request: the cold start (target ≤ 150 ms). */
   readonly coldStartMs: number | null;
   /** From the process's own start (Node's boot included) to the first response. */
   readonly sinceProcessStartMs: number | null;
@@ -75,7 +75,7 @@ process.stdout.write('\\n' + JSON.stringify({
 }) + '\\n', () => process.exit(0));
 `;
 
-/** The AWS SDK's DynamoDB clients from node_modules, as a function on the runtime's SDK imports them. */
+/** The AWS SDK's DynamoDB clients from node_modules, as a function on the runtime's SDK would import them. */
 const sdkImportScript = `
 const started = performance.now();
 await import('@aws-sdk/client-dynamodb');

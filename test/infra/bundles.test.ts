@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Access, fallbackRoute, httpRoutes, webhookConsumers } from '#infra/routes';
 import { buildHandlerBundles, bundleName } from '#test/support/handler-bundles';
 
-/** architecture.md's budget for one function's bundle. */
+/** The budget for one function's bundle, its own AWS SDK included. */
 const maxBundleBytes = 500 * 1024;
 const outdir = resolve('.tmp/bundles');
 /** Every function with what its row grants; the key ring function's own role is for the table only (infra/stack.ts). */
@@ -74,6 +74,15 @@ describe('the bundled handlers', () => {
     }
     expect(failures).toEqual([]);
   }, 120_000);
+
+  it("each carry their own AWS SDK rather than importing the runtime's", () => {
+    // An external module stays an import statement, or esbuild's __require for a CommonJS require.
+    const importsSdk = /(?:\bfrom\s*|__require\()["']@aws-sdk\//;
+    const external = handlers.filter((handler) =>
+      importsSdk.test(readFileSync(join(outdir, `${bundleName(handler)}.mjs`), 'utf8')),
+    );
+    expect(external).toEqual([]);
+  });
 
   it(`each stay within ${maxBundleBytes / 1024} KB; their sizes are in .tmp/bundles/sizes.json`, () => {
     const sizes = Object.fromEntries(

@@ -11,7 +11,9 @@ import {
   uniqueName,
 } from '#test/support/tree';
 
-const alphaP12 = readFileSync(new URL('../../fixtures/alpha.p12.base64', import.meta.url), 'utf8').trim();
+const p12Fixture = (name: string) =>
+  readFileSync(new URL(`../../fixtures/${name}.p12.base64`, import.meta.url), 'utf8').trim();
+const alphaP12 = p12Fixture('alpha');
 const alphaFingerprint =
   '7A:31:98:AD:89:68:19:63:39:75:34:A2:E6:9A:00:4E:42:DB:E0:33:7C:14:57:5D:C0:E5:90:B9:36:DD:BB:FA';
 
@@ -211,13 +213,35 @@ describe('updating a directory', () => {
   });
 
   it.each([
+    ["OpenSSL 3's default export (PBES2, AES-256)", 'openssl-pbes2-aes256'],
+    ["Keychain's layout (RC2-40 certificates, 3DES key)", 'openssl-legacy-rc2-40'],
+  ])('surfaces the fingerprint of %s', async (_, name) => {
+    const id = await createDirectory(organization);
+    await patch({ directory_id: id, ios_p12: p12Fixture(name) });
+    expect((await getDirectory(id)).ios_certificate_fingerprint).toBe(
+      'B0:5E:F9:4A:B3:7B:AB:AE:7A:30:ED:7F:B3:B1:A3:EF:B1:E2:05:C8:D0:FC:D6:0A:81:3F:CD:FF:E3:7F:9F:0E',
+    );
+  });
+
+  it.each([
     ['text that is not base64', 'not base64!'],
     ['base64 that is not a PKCS#12', Buffer.from('hello world').toString('base64')],
+    ['a PKCS#12 with a password', p12Fixture('openssl-with-password')],
   ])('refuses an ios_p12 of %s with ARG-001', async (_, p12) => {
     const id = await createDirectory(organization);
     const error = await refusal(patch({ directory_id: id, ios_p12: p12 }));
     expect({ status: error.status, code: error.errorCode }).toEqual({ status: 400, code: 'ARG-001' });
     expect(String(error.errorDetail)).toMatch(/^ios_p12: /);
+  });
+
+  it('refuses an ios_p12 asking for 3 000 000 key-derivation iterations with ARG-001 naming the cap', async () => {
+    const id = await createDirectory(organization);
+    const error = await refusal(
+      patch({ directory_id: id, ios_p12: p12Fixture('openssl-3000000-iterations') }),
+    );
+    expect({ status: error.status, code: error.errorCode }).toEqual({ status: 400, code: 'ARG-001' });
+    expect(error.errorDetail).toBe("ios_p12: the MAC's iteration count 3000000 is above 10000");
+    expect((await getDirectory(id)).ios_certificate_fingerprint).toBeNull();
   });
 
   it.each([

@@ -1,0 +1,154 @@
+import {
+  type ASN1Value,
+  elementsOf,
+  explicit,
+  implicitOctets,
+  isOid,
+  octets,
+  parseDer,
+  smallInteger,
+} from '#shared/domain/pkcs12/der';
+import { type Encryption, readEncryption } from '#shared/domain/pkcs12/encryption';
+import { InvalidP12Error, notPasswordFreePkcs12 } from '#shared/domain/pkcs12/invalid-p12-error';
+import { maxBags, maxContents, maxNesting } from '#shared/domain/pkcs12/limits';
+import { emptyPasswords, readMac } from '#shared/domain/pkcs12/mac';
+
+const oids = {
+  data: '1.2.840.113549.1.7.1',
+  encryptedData: '1.2.840.113549.1.7.6',
+  keyBag: '1.2.840.113549.1.12.10.1.1',
+  shroudedKeyBag: '1.2.840.113549.1.12.10.1.2',
+  certBag: '1.2.840.113549.1.12.10.1.3',
+  safeContentsBag: '1.2.840.113549.1.12.10.1.6',
+  x509Certificate: '1.2.840.113549.1.9.22.1',
+  localKeyId: '1.2.840.113549.1.9.21',
+} as const;
+/** Attributes on one bag: friendlyName and localKeyId, and a few more from Windows. */
+const maxAttributes = 16;
+
+export interface Pkcs12Certificate {
+  readonly der: Uint8Array;
+  /** Hex of its localKeyId attribute, which pairs it with a private key. */
+  readonly localKeyId: string | undefined;
+}
+
+export interface Pkcs12Contents {
+  readonly certificates: Pkcs12Certificate[];
+  /** One entry per private key, its localKeyId's hex if it has one; the keys themselves stay encrypted. */
+  readonly keyIds: (string | undefined)[];
+}
+
+/**
+ * The X.509 certificates and the private keys' IDs of a password-free PKCS#12 (RFC 7292) in DER, its MAC verified.
+ * Every iteration count in sight is checked against the cap before the first key derivation (the MAC's, the encrypted
+ * data's, the shrouded keys' beside them); a shrouded key inside encrypted data is checked once that is decrypted.
+ * Anything else malformed, unsupported or needing a password is refused with an `InvalidP12Error`.
+ */
+export function readPkcs12(der: Uint8Array): Pkcs12Contents {
+  try {
+    return read(der);
+  } catch (error) {
+    if (error instanceof InvalidP12Error) throw error;
+    throw new InvalidP12Error(notPasswordFreePkcs12, { cause: error });
+  }
+}
+
+interface Found extends Pkcs12Contents {
+  bags: number;
+}
+
+function read(der: Uint8Array): Pkcs12Contents {
+  const [version, authSafe, macData] = elementsOf(parseDer(der), 3);
+  if (smallInteger(version) !== 3n) throw new InvalidP12Error(notPasswordFreePkcs12);
+  // Password integrity mode: the AuthenticatedSafe is plain data, which the MAC covers.
+  const [authSafeType, authSafeContent] = elementsOf(authSafe, 2);
+  if (!isOid(authSafeType, oids.data))
+    throw new InvalidP12Error('is signed with a public key, which is not supported');
+  const authenticatedSafe = octets(explicit(authSafeContent, 0));
+  const mac = macData === undefined ? undefined : readMac(macData);
+  const contents = elementsOf(parseDer(authenticatedSafe), maxContents, {
+    tooMany: `holds more than ${maxContents} contents`,
+  });
+  const found: Found = { certificates: [], keyIds: [], bags: 0 };
+  const encrypted: { encryption: Encryption; ciphertext: Uint8Array }[] = [];
+  for (const contentInfo of contents) {
+    const [type, content] = elementsOf(contentInfo, 2);
+    if (isOid(type, oids.data)) collectBags(parseDer(octets(explicit(content, 0))), found, 0);
+    else if (isOid(type, oids.encryptedData)) encrypted.push(readEncryptedData(explicit(content, 0)));
+    else throw new InvalidP12Error('holds contents encrypted with a public key, which is not supported');
+  }
+  // Every count in sight is checked: key derivation may start.
+  let passwords = mac ? [mac.verify(authenticatedSafe)] : emptyPasswords;
+  for (const { encryption, ciphertext } of encrypted) {
+    const { safeContents, password } = decryptSafeContents(encryption, ciphertext, passwords);
+    // A file has one password: once a decryption tells which encoding, the next contents try no other.
+    if (encryption.encodesPassword) passwords = [password];
+    collectBags(safeContents, found, 0);
+  }
+  return found;
+}
+
+/** EncryptedData (RFC 5652 8) holding SafeContents, its encryption read and checked. */
+function readEncryptedData(encryptedData: ASN1Value): { encryption: Encryption; ciphertext: Uint8Array } {
+  const [, encryptedContentInfo] = elementsOf(encryptedData, 3);
+  const [contentType, algorithm, encryptedContent] = elementsOf(encryptedContentInfo, 3);
+  if (!isOid(contentType, oids.data)) throw new InvalidP12Error(notPasswordFreePkcs12);
+  return {
+    encryption: readEncryption(algorithm, "the encrypted data's"),
+    ciphertext: implicitOctets(encryptedContent, 0),
+  };
+}
+
+/** Without a MAC to tell which encoding of the empty password the file uses, each is tried. */
+function decryptSafeContents(
+  encryption: Encryption,
+  ciphertext: Uint8Array,
+  passwords: readonly Uint8Array[],
+): { safeContents: ASN1Value; password: Uint8Array } {
+  let failure: unknown;
+  for (const password of encryption.encodesPassword ? passwords : passwords.slice(0, 1)) {
+    try {
+      return { safeContents: parseDer(encryption.decrypt(ciphertext, password)), password };
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
+}
+
+function collectBags(safeContents: ASN1Value, found: Found, depth: number): void {
+  const tooMany = `holds more than ${maxBags} bags`;
+  for (const safeBag of elementsOf(safeContents, maxBags, { tooMany })) {
+    if (++found.bags > maxBags) throw new InvalidP12Error(tooMany);
+    const [bagId, bagValue, attributes] = elementsOf(safeBag, 3);
+    const value = explicit(bagValue, 0);
+    if (isOid(bagId, oids.keyBag)) {
+      found.keyIds.push(localKeyId(attributes));
+    } else if (isOid(bagId, oids.shroudedKeyBag)) {
+      // Never decrypted, but its count is refused all the same: the file asks for it.
+      readEncryption(elementsOf(value, 2)[0], "the private key's");
+      found.keyIds.push(localKeyId(attributes));
+    } else if (isOid(bagId, oids.certBag)) {
+      const [certId, certValue] = elementsOf(value, 2);
+      if (isOid(certId, oids.x509Certificate)) {
+        found.certificates.push({ der: octets(explicit(certValue, 0)), localKeyId: localKeyId(attributes) });
+      }
+    } else if (isOid(bagId, oids.safeContentsBag)) {
+      if (depth === maxNesting) throw new InvalidP12Error(`nests bags more than ${maxNesting} level deep`);
+      collectBags(value, found, depth + 1);
+    }
+    // CRLs and secrets play no part in a push certificate.
+  }
+}
+
+function localKeyId(attributes: ASN1Value | undefined): string | undefined {
+  if (attributes === undefined) return undefined;
+  for (const attribute of elementsOf(attributes, maxAttributes, { set: true })) {
+    const [type, values] = elementsOf(attribute, 2);
+    if (isOid(type, oids.localKeyId)) {
+      const [value] = elementsOf(values, 1, { set: true });
+      return Buffer.from(octets(value)).toString('hex');
+    }
+  }
+  return undefined;
+}
