@@ -1,4 +1,5 @@
 import { type LegacyPolicy, parseLegacyPolicy } from '#shared/domain/policy/legacy';
+import { requirePolicySize } from '#shared/domain/policy/limits';
 import { child, fail, get, item, readAnyObject } from '#shared/domain/policy/reader';
 import { quote } from '#shared/echo';
 
@@ -14,11 +15,13 @@ const advancedTypes = ['METHOD_AMOUNT', 'FACTORS', 'COND_GEO'];
  * Refused, although a service policy may hold them: time fences (no SDK can put one in a request, and the device
  * answers a request by position and methods, not by the caller's clock), the typed METHOD_AMOUNT, FACTORS and
  * COND_GEO forms (PY refuses them for requests; JV's request type cannot carry them) and PY's flat LegacyPolicy keys.
- * A `type` of "LEGACY" or null is tolerated with the factor form, as it says nothing more.
+ * A `type` of "LEGACY" or null is tolerated with the factor form, as it says nothing more. It is bounded by the service
+ * policy's `policyLimits`.
  *
  * @throws InvalidPolicyError with a reason naming the offending field under `policy`.
  */
 export function parseAuthRequestPolicy(input: unknown): LegacyPolicy {
+  requirePolicySize(input, root);
   const object = readAnyObject(input, root);
   const type = get(object, 'type');
   if (type !== undefined && type !== null && type !== 'LEGACY') {

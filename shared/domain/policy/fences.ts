@@ -1,3 +1,4 @@
+import { policyLimits, requireAtMost, requireLength } from '#shared/domain/policy/limits';
 import {
   child,
   fail,
@@ -45,15 +46,31 @@ const areaPattern = /^[A-Z]{2}-[A-Z]{2}[A-Z]?$/;
 /** Reads name, latitude, longitude and radius from an object whose keys were already checked. */
 export function readGeoCircle(object: JsonObject, path: string): GeoCircle {
   const radius = get(object, 'radius');
+  const radiusPath = child(path, 'radius');
   if (typeof radius !== 'number' || !Number.isFinite(radius) || radius <= 0) {
-    fail(child(path, 'radius'), 'must be a number greater than 0');
+    fail(radiusPath, 'must be a number greater than 0');
   }
+  if (radius > policyLimits.radiusMetres) {
+    fail(radiusPath, `must be at most ${policyLimits.radiusMetres} (metres)`);
+  }
+  if (radius < tiniestNumber) fail(radiusPath, `must be at least ${tiniestNumber} (metres)`);
   return {
-    name: readName(get(object, 'name'), child(path, 'name')),
-    latitude: readNumber(get(object, 'latitude'), child(path, 'latitude'), -90, 90),
-    longitude: readNumber(get(object, 'longitude'), child(path, 'longitude'), -180, 180),
+    name: readFenceName(get(object, 'name'), child(path, 'name')),
+    latitude: storable(readNumber(get(object, 'latitude'), child(path, 'latitude'), -90, 90)),
+    longitude: storable(readNumber(get(object, 'longitude'), child(path, 'longitude'), -180, 180)),
     radius: radius + 0,
   };
+}
+
+/**
+ * The smallest magnitude besides 0 the store holds a number with: it refuses a whole policy holding a smaller one.
+ * Nothing a device measures is that small (1e-130 degrees, 1e-130 metres).
+ */
+const tiniestNumber = 1e-130;
+
+/** A coordinate closer to 0 than the store can hold is 0 to any device, and is kept as 0. */
+function storable(coordinate: number): number {
+  return Math.abs(coordinate) < tiniestNumber ? 0 : coordinate;
 }
 
 /** One `{type: GEO_CIRCLE|TERRITORY, …}` fence, as PY `to_dict` (null-valued keys) or JV (nulls omitted) sends it. */
@@ -89,9 +106,12 @@ function parseTerritory(object: JsonObject, path: string): TerritoryFence {
   if (postalCode !== undefined && postalCode !== null && typeof postalCode !== 'string') {
     fail(child(path, 'postal_code'), 'must be a string or null');
   }
+  if (typeof postalCode === 'string') {
+    requireLength(postalCode, policyLimits.postalCodeLength, child(path, 'postal_code'));
+  }
   return {
     type: 'TERRITORY',
-    name: readName(get(object, 'name'), child(path, 'name')),
+    name: readFenceName(get(object, 'name'), child(path, 'name')),
     country,
     administrativeArea: typeof area === 'string' ? area : null,
     // PY reads an empty postal code as None; one spelling of "none" keeps the stored form canonical.
@@ -99,9 +119,23 @@ function parseTerritory(object: JsonObject, path: string): TerritoryFence {
   };
 }
 
+/** A fence's optional name, within `policyLimits.nameLength`. */
+function readFenceName(value: unknown, path: string): string | null {
+  const name = readName(value, path);
+  if (name !== null) requireLength(name, policyLimits.nameLength, path);
+  return name;
+}
+
+/** Refuses more fences than a policy may hold, before any of them is read. */
+export function requireFenceCount(fences: readonly unknown[], path: string): void {
+  requireAtMost(fences, policyLimits.fences, path, 'fences');
+}
+
 /** A `fences` list; absent or null is empty, as JV omits null lists. */
 export function parseFences(value: unknown, path: string): Fence[] {
-  return readOptionalArray(value, path).map((fence, index) => parseFence(fence, item(path, index)));
+  const fences = readOptionalArray(value, path);
+  requireFenceCount(fences, path);
+  return fences.map((fence, index) => parseFence(fence, item(path, index)));
 }
 
 /**

@@ -1,4 +1,10 @@
-import { type GeoCircle, parseFence, printGeoCircle, readGeoCircle } from '#shared/domain/policy/fences';
+import {
+  type GeoCircle,
+  parseFence,
+  printGeoCircle,
+  readGeoCircle,
+  requireFenceCount,
+} from '#shared/domain/policy/fences';
 import {
   child,
   fail,
@@ -14,7 +20,12 @@ import {
   readObject,
   requireUniqueNames,
 } from '#shared/domain/policy/reader';
-import { parseTimeFence, printTimeFence, type TimeFence } from '#shared/domain/policy/time-fences';
+import {
+  parseTimeFence,
+  printTimeFence,
+  requireTimeFenceCount,
+  type TimeFence,
+} from '#shared/domain/policy/time-fences';
 import { quote } from '#shared/echo';
 
 /** "forced requirement" makes the device enforce the factor; "allowed" lets it be skipped. */
@@ -246,7 +257,9 @@ function parseLocations(attributes: unknown, path: string): GeoCircle[] {
   if (has(object, 'factor enabled')) readBit(get(object, 'factor enabled'), child(path, 'factor enabled'));
   const locationsPath = child(path, 'locations');
   if (!has(object, 'locations')) fail(locationsPath, 'required');
-  const locations = readArray(get(object, 'locations'), locationsPath).map((location, index) => {
+  const values = readArray(get(object, 'locations'), locationsPath);
+  requireFenceCount(values, locationsPath);
+  const locations = values.map((location, index) => {
     const locationPath = item(locationsPath, index);
     return readGeoCircle(
       readObject(location, locationPath, ['name', 'latitude', 'longitude', 'radius']),
@@ -265,7 +278,9 @@ function parseTimeFences(attributes: unknown, path: string): TimeFence[] {
 }
 
 function readTimeFenceList(value: unknown, path: string): TimeFence[] {
-  const fences = readArray(value, path).map((fence, index) => parseTimeFence(fence, item(path, index)));
+  const values = readArray(value, path);
+  requireTimeFenceCount(values, path);
+  const fences = values.map((fence, index) => parseTimeFence(fence, item(path, index)));
   // PY's add_timefence refuses a second fence of the same name, ignoring case.
   requireUniqueNames(
     fences.map((fence) => fence.name),
@@ -303,15 +318,15 @@ function parseFlat(object: JsonObject, path: string): LegacyPolicy {
 
   const fencesPath = child(path, 'fences');
   const fencesValue = get(object, 'fences');
-  const locations = (fencesValue === undefined ? [] : readArray(fencesValue, fencesPath)).map(
-    (value, index) => {
-      const fence = parseFence(value, item(fencesPath, index));
-      if (fence.type !== 'GEO_CIRCLE') {
-        return fail(child(item(fencesPath, index), 'type'), 'a LEGACY policy takes only GEO_CIRCLE fences');
-      }
-      return { name: fence.name, latitude: fence.latitude, longitude: fence.longitude, radius: fence.radius };
-    },
-  );
+  const fenceValues = fencesValue === undefined ? [] : readArray(fencesValue, fencesPath);
+  requireFenceCount(fenceValues, fencesPath);
+  const locations = fenceValues.map((value, index) => {
+    const fence = parseFence(value, item(fencesPath, index));
+    if (fence.type !== 'GEO_CIRCLE') {
+      return fail(child(item(fencesPath, index), 'type'), 'a LEGACY policy takes only GEO_CIRCLE fences');
+    }
+    return { name: fence.name, latitude: fence.latitude, longitude: fence.longitude, radius: fence.radius };
+  });
   requireUniqueLocationNames(locations, (index) => child(item(fencesPath, index), 'name'));
 
   const restrictions = get(object, 'time_restrictions');

@@ -6,6 +6,7 @@ import {
   printAdvancedPolicy,
 } from '#shared/domain/policy/advanced';
 import { type LegacyPolicy, parseLegacyPolicy, printLegacyPolicy } from '#shared/domain/policy/legacy';
+import { requirePolicySize } from '#shared/domain/policy/limits';
 import { child, fail, get, readAnyObject } from '#shared/domain/policy/reader';
 
 // The error travels with the parser that throws it; callers import both from here.
@@ -37,11 +38,12 @@ const root = 'policy';
  * Accepts every encoding a client may PUT (§8.3): PY's untyped ServiceSecurityPolicy, JV's typed LEGACY, PY's flat
  * LegacyPolicy, and METHOD_AMOUNT, FACTORS and COND_GEO. Validates strictly — unknown keys, unknown types and
  * out-of-range values are refused rather than dropped, so a client's mistake is reported instead of silently
- * weakening the policy.
+ * weakening the policy. Sizes are bounded by `policyLimits`, the whole input's before any of it is read.
  *
  * @throws InvalidPolicyError with a reason naming the offending field's path.
  */
 export function parseServicePolicy(input: unknown): ServicePolicy {
+  requirePolicySize(input, root);
   const object = readAnyObject(input, root);
   const type = get(object, 'type');
   switch (type) {

@@ -1,3 +1,4 @@
+import { policyLimits, requireAtMost, requireLength } from '#shared/domain/policy/limits';
 import {
   child,
   fail,
@@ -53,8 +54,10 @@ const zonePattern = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
  */
 export function parseTimeFence(value: unknown, path: string): TimeFence {
   const object = readObject(value, path, timeFenceKeys);
+  const name = readText(get(object, 'name'), child(path, 'name'));
+  requireLength(name, policyLimits.nameLength, child(path, 'name'));
   return {
-    name: readText(get(object, 'name'), child(path, 'name')),
+    name,
     days: parseDays(get(object, 'days'), child(path, 'days')),
     startHour: readInteger(get(object, 'start hour'), child(path, 'start hour'), 0, 23),
     startMinute: readInteger(get(object, 'start minute'), child(path, 'start minute'), 0, 59),
@@ -62,6 +65,11 @@ export function parseTimeFence(value: unknown, path: string): TimeFence {
     endMinute: readInteger(get(object, 'end minute'), child(path, 'end minute'), 0, 59),
     timezone: parseTimezone(get(object, 'timezone'), child(path, 'timezone')),
   };
+}
+
+/** Refuses more time fences than a policy may hold, before any of them is read. */
+export function requireTimeFenceCount(fences: readonly unknown[], path: string): void {
+  requireAtMost(fences, policyLimits.timeFences, path, 'time fences');
 }
 
 function parseDays(value: unknown, path: string): DayName[] {

@@ -55,9 +55,13 @@ export const httpUrl = v.pipe(
 
 const isoDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
-/** An ISO 8601 date-time with a zone, normalised to UTC to the second (`2017-10-03T22:50:15Z`). */
+/**
+ * An ISO 8601 date-time with a zone, normalised to UTC to the second (`2017-10-03T22:50:15Z`). Fractions of a second
+ * may have any number of digits, so the length is bounded on its own: the SDKs send at most 32 characters.
+ */
 export const isoDate = v.pipe(
   v.string(),
+  v.maxLength(64, 'must be at most 64 characters'),
   v.check(
     (value) => isoDateTime.test(value) && !Number.isNaN(Date.parse(value)),
     'must be an ISO 8601 date-time with a zone',

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { optionalNullable, promptText, seconds, uuid } from '#shared/http/schemas/common';
+import { publicKey } from '#shared/http/schemas/keys';
 import { identifier } from '#shared/http/schemas/users';
 
 export const startDeviceLinkBody = v.strictObject({
@@ -16,7 +17,7 @@ const label = promptText(100);
 export const linkDeviceBody = v.strictObject({
   sdk_key: uuid,
   code: v.pipe(v.string(), v.regex(/^[A-Z0-9]{7,16}$/, 'must be the linking code')),
-  public_key: v.pipe(v.string(), v.maxLength(16_384, 'is too long for a PEM public key')),
+  public_key: publicKey,
   name: optionalNullable(label),
   type: optionalNullable(label),
 });

@@ -1,8 +1,34 @@
+import { createPublicKey } from 'node:crypto';
 import * as v from 'valibot';
 import type { KeyType } from '#shared/domain/entity-key';
 import { flag, isoDate, optionalNullable, uuid } from '#shared/http/schemas/common';
 
-const publicKey = v.pipe(v.string(), v.maxLength(16_384, 'is too long for a PEM public key'));
+const maxPemLength = 16_384;
+/** OpenSSL neither encrypts to nor verifies with a larger RSA modulus. */
+const maxModulusBits = 16_384;
+
+/** The modulus of a PEM public key; 0 for text that is no RSA key, which the use case refuses with its reason. */
+function modulusBits(pem: string): number {
+  try {
+    return createPublicKey({ key: pem, format: 'pem' }).asymmetricKeyDetails?.modulusLength ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * A PEM public key: an entity's, or a device's. A key with a modulus OpenSSL cannot use is refused here, or every
+ * answer encrypted to it would fail; whatever else is wrong with a key is the use case's to name (KEY-001).
+ */
+export const publicKey = v.pipe(
+  v.string(),
+  v.maxLength(maxPemLength, 'is too long for a PEM public key'),
+  // valibot runs every check of a pipe: text already refused as too long is not parsed.
+  v.check(
+    (pem) => pem.length > maxPemLength || modulusBits(pem) <= maxModulusBits,
+    `must be an RSA key of at most ${maxModulusBits} bits`,
+  ),
+);
 const keyType = v.picklist([0, 1, 2], 'must be 0 (both), 1 (encryption) or 2 (signature)');
 const kid = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(128, 'is too long'));
 
