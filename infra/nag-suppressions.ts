@@ -20,7 +20,7 @@ export function acknowledgeFindings(
       id: 'AwsSolutions::AwsSolutions-APIG4',
       reason:
         'Signed routes authenticate in the function: the LaunchKey protocol binds each JWT to the method, path, body ' +
-        'hash and a single-use jti (sdk-compatibility §3), which no API Gateway authorizer can check. The /public ' +
+        'hash and a single-use jti (docs/protocol.md#signed-requests), which no API Gateway authorizer can check. The /public ' +
         'and /v1/ping routes are public by design, and /v1/poll and /device/v3/link carry their own credentials.',
     },
   );

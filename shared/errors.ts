@@ -1,7 +1,7 @@
 import { clip, maxDetailLength } from '#shared/echo';
 
 /**
- * The error catalogue. Codes the LaunchKey SDKs know (sdk-compatibility §5.2) keep their meaning and travel on 400 or
+ * The error catalogue. Codes the LaunchKey SDKs know (docs/protocol.md#error-codes) keep their meaning and travel on 400 or
  * 409, the only statuses whose bodies the Java SDK reads. `AUTH-*` codes name why a signed request was refused (401);
  * `HTTP-*` codes mark errors that have a status but no catalogue code, and are what the Python SDK would synthesise.
  */

@@ -5,7 +5,7 @@ import { signedHandler } from '#shared/http/signed-handler';
 import { ownershipOf } from '#shared/store/heads';
 import { generateTotp } from '#shared/use-cases/totp';
 
-/** POST /directory/v3/totp: a new TOTP secret for the user, who is created if needed (§11.2). */
+/** POST /directory/v3/totp: a new TOTP secret for the user, who is created if needed (docs/protocol.md#totp). */
 export const handler = signedHandler({
   subject: 'dir',
   body: identifierBody,

@@ -3,7 +3,7 @@ import { identifierBody } from '#shared/http/schemas/users';
 import { signedHandler } from '#shared/http/signed-handler';
 import { listDevices } from '#shared/use-cases/devices';
 
-/** POST /directory/v3/devices/list: the user's devices (§7.4); an unknown user has none. */
+/** POST /directory/v3/devices/list: the user's devices (docs/protocol.md#objects); an unknown user has none. */
 export const handler = signedHandler({
   subject: 'dir',
   body: identifierBody,

@@ -3,7 +3,7 @@ import { identifierBody } from '#shared/http/schemas/users';
 import { signedHandler } from '#shared/http/signed-handler';
 import { listSessions } from '#shared/use-cases/sessions';
 
-/** POST /directory/v3/sessions/list: the user's sessions (§7.5); an unknown user is 404. */
+/** POST /directory/v3/sessions/list: the user's sessions (docs/protocol.md#objects); an unknown user is 404. */
 export const handler = signedHandler({
   subject: 'dir',
   body: identifierBody,

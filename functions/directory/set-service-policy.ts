@@ -1,4 +1,4 @@
 import { setServicePolicyEndpoint } from '#shared/http/endpoints/services';
 
-/** PUT /directory/v3/service/policy: validate and store a service policy (§8.3). */
+/** PUT /directory/v3/service/policy: validate and store a service policy (docs/protocol.md#policies). */
 export const handler = setServicePolicyEndpoint('dir');

@@ -5,7 +5,7 @@ import { formatEntity } from '#shared/protocol/entity';
 import { ownershipOf } from '#shared/store/heads';
 import { defaultLinkTtlSeconds, startDeviceLink } from '#shared/use-cases/devices';
 
-/** POST /directory/v3/devices: a linking code, its QR image URL and the new device's id (sdk-compatibility §6.2). */
+/** POST /directory/v3/devices: a linking code, its QR image URL and the new device's id (docs/protocol.md#management-api). */
 export const handler = signedHandler({
   subject: 'dir',
   body: startDeviceLinkBody,

@@ -6,7 +6,7 @@ import { signedHandler } from '#shared/http/signed-handler';
 
 /**
  * Every request no route matches. Under the signed prefixes the caller gets ARG-002 in a signed, encrypted response,
- * as the SDKs expect (sdk-compatibility §5.2); anywhere else a plain 404.
+ * as the SDKs expect (docs/protocol.md#error-codes); anywhere else a plain 404.
  */
 const signedPrefixes = ['/organization/', '/directory/', '/service/', '/device/'];
 

@@ -5,7 +5,7 @@ import { listDirectoriesByIds } from '#shared/use-cases/directories';
 
 /**
  * POST /organization/v3/directories/list: the named directories, in the order asked. Any id the organization does
- * not own, or that does not exist, is 403 (sdk-compatibility §6.3).
+ * not own, or that does not exist, is 403 (docs/protocol.md#management-api).
  */
 export const handler = signedHandler({
   subject: 'org',

@@ -2,7 +2,7 @@ import { ok } from '#shared/http/reply';
 import { signedHandler } from '#shared/http/signed-handler';
 import { listDirectories } from '#shared/store/directories';
 
-/** GET /organization/v3/directories: the organization's directories (sdk-compatibility §6.3, §7.3). */
+/** GET /organization/v3/directories: the organization's directories (docs/protocol.md#management-api, #objects). */
 export const handler = signedHandler({
   subject: 'org',
   body: 'none',

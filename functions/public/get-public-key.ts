@@ -5,7 +5,7 @@ import { apiPublicKey, currentApiPublicKey } from '#shared/use-cases/api-public-
 
 /**
  * GET /public/v3/public-key[/{kid}]: the API's current public key, or an older one by kid, as raw SPKI PEM with its
- * kid in both dialects' headers (sdk-compatibility §2.2).
+ * kid in both dialects' headers (docs/protocol.md#public-endpoints).
  */
 export const handler = publicHandler(async (event) => {
   const kid = event.pathParameters?.kid;

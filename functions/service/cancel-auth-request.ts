@@ -2,7 +2,7 @@ import { noContent } from '#shared/http/reply';
 import { signedHandler } from '#shared/http/signed-handler';
 import { cancelAuthRequest } from '#shared/use-cases/auth-request-outcomes';
 
-/** DELETE /service/v3/auths/{auth_request}: cancel a pending request (interface.md §4.3). */
+/** DELETE /service/v3/auths/{auth_request}: cancel a pending request (docs/protocol.md#states). */
 export const handler = signedHandler({
   subject: 'svc',
   body: 'none',

@@ -4,7 +4,7 @@ import { signedHandler } from '#shared/http/signed-handler';
 import { countMetric } from '#shared/metrics';
 import { createAuthRequest } from '#shared/use-cases/create-auth-request';
 
-/** POST /service/v3/auths: ask a user to approve or deny (interface.md §4.1). */
+/** POST /service/v3/auths: ask a user to approve or deny (docs/protocol.md#creating-a-request). */
 export const handler = signedHandler({
   subject: 'svc',
   body: createAuthRequestBody,

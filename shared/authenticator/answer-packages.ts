@@ -22,8 +22,8 @@ export interface AnswerPackages {
 }
 
 /**
- * The device's answer, end-to-end encrypted: `auth_jwe` (sdk-compatibility §9.2) and the legacy `auth` (§9.3) to the
- * entity that asked, which the service relays unopened; the v1 package (interface.md §2.7) to the service's key.
+ * The device's answer, end-to-end encrypted: `auth_jwe` (docs/protocol.md#answer-packages) and the legacy `auth` (docs/protocol.md#answer-packages) to the
+ * entity that asked, which the service relays unopened; the v1 package (docs/protocol.md#legacy-v1) to the service's key.
  */
 export async function sealAnswer(
   recipients: AnswerRecipients,

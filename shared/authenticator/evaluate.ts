@@ -31,7 +31,7 @@ export interface DeviceState {
 
 /**
  * What the user chose once the device could ask. There is no bare "deny as fraud": FRAUDULENT comes from a denial
- * reason marked fraud, as the SDKs only learn of fraud through the reason (interface.md §4.1); a device offering a
+ * reason marked fraud, as the SDKs only learn of fraud through the reason (docs/protocol.md#creating-a-request); a device offering a
  * fraud choice without the request's reasons passes a reason of its own.
  */
 export type Decision =
@@ -54,9 +54,9 @@ export interface Evaluation {
   readonly reason: EvaluationReason;
   /** The chosen denial reason id; null unless the user denied with one. */
   readonly denialReason: string | null;
-  /** sdk-compatibility §9.2 auth_policy. */
+  /** docs/protocol.md#auth_policy-and-auth_methods auth_policy. */
   readonly authPolicy: Record<string, unknown>;
-  /** sdk-compatibility §9.2 auth_methods: exactly the 8 keys each, in the order processed. */
+  /** docs/protocol.md#auth_policy-and-auth_methods auth_methods: exactly the 8 keys each, in the order processed. */
   readonly authMethods: Record<string, unknown>[];
 }
 

@@ -1,6 +1,6 @@
 import type { FactorType, MethodDemand } from '#shared/domain/policy/effective-policy';
 
-/** The method names of auth_methods (sdk-compatibility §9.2), in the order a device processes and reports them. */
+/** The method names of auth_methods (docs/protocol.md#auth_policy-and-auth_methods), in the order a device processes and reports them. */
 export const authMethodNames = [
   'wearables',
   'geofencing',

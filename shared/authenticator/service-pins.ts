@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 
-/** interface.md §2.3: a device keeps up to five pins per service and rotates them as a FIFO queue. */
+/** docs/protocol.md#answer-packages: a device keeps up to five pins per service and rotates them as a FIFO queue. */
 export const servicePinsKept = 5;
 
 const pinDigits = 4;

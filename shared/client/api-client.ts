@@ -18,7 +18,7 @@ export interface ApiClientOptions {
   readonly privateKeyPem: string;
   /** More private keys for responses the service encrypts elsewhere, such as a dedicated encryption key. */
   readonly decryptionKeyPems?: readonly string[];
-  /** `iov` speaks the LaunchKey SDKs' dialect (IOV-JWT, lka), `api` interface.md's (API-JWT, api). */
+  /** `iov` speaks the LaunchKey SDKs' dialect (IOV-JWT, lka), `api` the other (API-JWT, api); docs/protocol.md#dialects. */
   readonly dialect?: DialectName;
   readonly signatureAlgorithm?: SignatureAlgorithm;
   readonly encryptionAlgorithm?: KeyManagementAlgorithm;
@@ -192,7 +192,7 @@ export class ApiClient {
     }
     let error: Record<string, unknown> = {};
     if (text) {
-      // 401 and 5xx bodies are plain JSON (sdk-compatibility §4.4); every other error body is a JWE.
+      // 401 and 5xx bodies are plain JSON (docs/protocol.md#refusals); every other error body is a JWE.
       error = (
         response.status === 401 || response.status >= 500 ? JSON.parse(text) : await this.decrypt(text)
       ) as Record<string, unknown>;

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { decryptLegacyAuthPackage } from '#shared/protocol/legacy-packages';
 import { decryptJson } from '#shared/protocol/jwe';
 
-/** `GET /service/v3/auths/{id}` 200 and the authorization-response webhook (sdk-compatibility §9.1). */
+/** `GET /service/v3/auths/{id}` 200 and the authorization-response webhook (docs/protocol.md#authorization-response). */
 export interface AuthorizationResponseBody {
   readonly auth: string | null;
   readonly auth_jwe: string | null;
@@ -12,7 +12,7 @@ export interface AuthorizationResponseBody {
   readonly public_key_id: string | null;
 }
 
-/** The device's answer as the application reads it (sdk-compatibility §9.2), or the legacy package's (§9.3). */
+/** The device's answer as the application reads it (docs/protocol.md#answer-packages), or the legacy package's (docs/protocol.md#answer-packages). */
 export interface DeviceAnswerPackage {
   readonly type: string | null;
   readonly reason: string | null;

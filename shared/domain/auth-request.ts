@@ -9,11 +9,11 @@ export interface DenialReason {
 /** What a device sent back, end-to-end encrypted; the service relays it and never decrypts it. */
 export interface AuthAnswer {
   readonly deviceId: string;
-  /** JWE to the requesting entity's key (interface.md §2.2). */
+  /** JWE to the requesting entity's key (docs/protocol.md#authorization-response). */
   readonly authJwe: string;
-  /** The deprecated v3 RSA package, base64 (sdk-compatibility §9.3). */
+  /** The deprecated v3 RSA package, base64 (docs/protocol.md#answer-packages). */
   readonly auth: string | null;
-  /** The v1 package for `/v1/poll`, base64, encrypted to the service's key (interface.md §2.7). */
+  /** The v1 package for `/v1/poll`, base64, encrypted to the service's key (docs/protocol.md#legacy-v1). */
   readonly authV1: string | null;
   /** ISO 8601 UTC. */
   readonly answeredAt: string;

@@ -1,4 +1,4 @@
-/** A directory as the wire shows it (interface.md §2.6, sdk-compatibility §7.3). */
+/** A directory as the wire shows it (docs/protocol.md#objects, docs/protocol.md#objects). */
 export interface DirectoryView {
   readonly id: string;
   readonly name: string;

@@ -1,4 +1,4 @@
-/** `key_type` on the wire: 0 both, 1 encryption only, 2 signature only (sdk-compatibility §1.3). */
+/** `key_type` on the wire: 0 both, 1 encryption only, 2 signature only (docs/protocol.md#key-types). */
 export const KeyType = { both: 0, encryption: 1, signature: 2 } as const;
 export type KeyType = (typeof KeyType)[keyof typeof KeyType];
 

@@ -25,7 +25,7 @@ export interface ServiceChanges {
   readonly active?: boolean;
 }
 
-/** A service as the wire shows it (interface.md §2.5, sdk-compatibility §7.1). */
+/** A service as the wire shows it (docs/protocol.md#objects, docs/protocol.md#objects). */
 export interface ServiceView {
   readonly id: string;
   readonly name: string;

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
 
 /**
- * How a user appears to services without revealing who they are (interface.md §2.2): keyed hashes that are stable for
+ * How a user appears to services without revealing who they are (docs/protocol.md#authorization-response): keyed hashes that are stable for
  * one service (or organization) and one user, and a push id the service can hand back as a username. All derive from
  * the deployment's hash key, each purpose from its own sub-key.
  */

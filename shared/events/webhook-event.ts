@@ -4,7 +4,7 @@ import { apiIdentities } from '#shared/protocol/dialect';
 /**
  * A small message on the webhook queue, put there after the state change it announces is stored. It names what
  * happened and who the webhook is for (the entity whose request caused it, and the identity that request addressed);
- * the worker loads current state and builds, signs and posts the webhook (sdk-compatibility §10).
+ * the worker loads current state and builds, signs and posts the webhook (docs/protocol.md#webhooks).
  */
 const webhookEventSchema = v.variant('kind', [
   v.object({

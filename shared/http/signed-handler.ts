@@ -33,7 +33,7 @@ export interface SignedOperation<Rule extends BodyRule> {
 }
 
 /**
- * The one pipeline of every signed endpoint (architecture.md, steps 1–5). The order is fixed here: the response
+ * The one pipeline of every signed endpoint (docs/protocol.md#signed-requests: authenticate, authorize the subject, decrypt, validate, answer). The order is fixed here: the response
  * signer first, so its `after` runs last and its `onError` sees every failure; then authenticate, authorize, decrypt
  * and validate.
  */

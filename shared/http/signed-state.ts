@@ -23,7 +23,7 @@ export interface Caller {
 
 /**
  * What the request claims before anything is verified. A refusal is still addressed to it, so that the Java SDK can
- * validate a 401 (sdk-compatibility §4.4).
+ * validate a 401 (docs/protocol.md#refusals).
  */
 export interface ClaimedCaller {
   readonly identity: ApiIdentity;

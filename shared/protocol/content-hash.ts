@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/** The hash names the SDKs put in `func` and the digests they mean (sdk-compatibility §3.4). */
+/** The hash names the SDKs put in `func` and the digests they mean (docs/protocol.md#body-hash). */
 export const hashFunctions = { S256: 'sha256', S384: 'sha384', S512: 'sha512' } as const;
 export type HashFunction = keyof typeof hashFunctions;
 

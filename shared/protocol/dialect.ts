@@ -1,6 +1,7 @@
 /**
- * The two spellings of the protocol: interface.md's (`API-JWT`, `X-API-JWT`, identity `api`) and the LaunchKey SDKs'
- * (`IOV-JWT`, `X-IOV-JWT`, identity `lka`). The service accepts both and answers in both (architecture.md, 'Dialects').
+ * The two spellings of the protocol: the `api` dialect (`API-JWT`, `X-API-JWT`, identity `api`) and the LaunchKey
+ * SDKs' (`IOV-JWT`, `X-IOV-JWT`, identity `lka`). The service accepts both and answers in both
+ * (docs/protocol.md#dialects).
  */
 export type DialectName = 'api' | 'iov';
 export type ApiIdentity = 'api' | 'lka';

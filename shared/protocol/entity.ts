@@ -1,5 +1,5 @@
 /**
- * The kinds of entity that sign requests or are addressed by them: the SDKs' three (sdk-compatibility §1.1) and this
+ * The kinds of entity that sign requests or are addressed by them: the SDKs' three (docs/protocol.md#entities-and-keys) and this
  * service's own devices, which sign the device API's requests.
  */
 export type EntityType = 'org' | 'dir' | 'svc' | 'dev';

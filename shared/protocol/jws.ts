@@ -5,7 +5,7 @@ import { echoValue } from '#shared/echo';
 import { contentHash, type HashFunction, isHashFunction } from '#shared/protocol/content-hash';
 import { ProtocolRejection } from '#shared/protocol/rejection';
 
-/** Both SDKs sign with RSASSA-PKCS1-v1_5 only: JV always RS256, PY RS512 by default (sdk-compatibility §3.2). */
+/** Both SDKs sign with RSASSA-PKCS1-v1_5 only: JV always RS256, PY RS512 by default (docs/protocol.md#request-jwt). */
 export type SignatureAlgorithm = 'RS256' | 'RS384' | 'RS512';
 export const signatureAlgorithms: readonly SignatureAlgorithm[] = ['RS256', 'RS384', 'RS512'];
 

@@ -11,7 +11,7 @@ import {
 
 /**
  * The LaunchKey v1 credentials: `app_key`, `secret_key` and `signature`, sent as query or form parameters with every
- * v1 call except ping (interface.md §4.8, §5.2).
+ * v1 call except ping (docs/protocol.md#legacy-v1).
  *
  * What the old clients did (iovation/launchkey-python `launchkey.py` 1.0–1.2, LaunchKey's Ruby gem
  * `lib/launchkey/middleware/signed_request.rb` + `rsa_key.rb`, launchkey-php `lib/LaunchKey/LaunchKey.php` and

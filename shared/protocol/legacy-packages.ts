@@ -23,8 +23,8 @@ export {
 export { maxOaepSha1Plaintext, type LegacyFailureReason } from '#shared/protocol/legacy-rsa';
 
 /**
- * The device's RSA `auth` packages: v1 poll's `auth` (interface.md §2.7) and v3's deprecated `auth` (§2.4,
- * sdk-compatibility §9.3). Both are Base64 of a single RSA-OAEP block (SHA-1, MGF1-SHA1) of a JSON object, encrypted
+ * The device's RSA `auth` packages: v1 poll's `auth` (docs/protocol.md#legacy-v1) and v3's deprecated `auth` (docs/protocol.md#answer-packages,
+ * docs/protocol.md#answer-packages). Both are Base64 of a single RSA-OAEP block (SHA-1, MGF1-SHA1) of a JSON object, encrypted
  * to the Service's public key. That is what every v1 client decrypted with (PyCrypto `PKCS1_OAEP` in launchkey.py,
  * `PKCS1_OAEP_PADDING` in the Ruby gem, `OAEPWithSHA1AndMGF1Padding` in the Java SDK, phpseclib's default OAEP,
  * .NET `Decrypt(data, true)`) and what both v3 SDKs decrypt with; PKCS#1 v1.5 was never used.
@@ -41,7 +41,7 @@ export class LegacyPackageError extends Error {
   }
 }
 
-/** The decrypted v1 `auth` package (§2.7). */
+/** The decrypted v1 `auth` package (docs/protocol.md#legacy-v1). */
 export interface V1AuthPackage {
   readonly response: boolean;
   readonly auth_request: string;
@@ -52,7 +52,7 @@ export interface V1AuthPackage {
 
 export interface V1AuthPackageOptions {
   /**
-   * How `response` is written. `boolean` (default) follows §2.7. `string` writes `"true"`/`"false"`, which the
+   * How `response` is written. `boolean` (default) follows docs/protocol.md#legacy-v1. `string` writes `"true"`/`"false"`, which the
    * LaunchKey Ruby gem (`auth[:response].downcase`) and the 2013 PHP library (`strtolower(...) == "true"`) need;
    * launchkey.py (`str(...).lower()`), Jackson and the 2015 PHP SDK (`== "true"`) read both.
    */
@@ -77,7 +77,7 @@ export function decryptV1AuthPackage(auth: string, servicePrivateKey: KeyObject)
   return openJson(auth, servicePrivateKey);
 }
 
-/** The decrypted deprecated v3 `auth` package (sdk-compatibility §9.3). */
+/** The decrypted deprecated v3 `auth` package (docs/protocol.md#answer-packages). */
 export interface LegacyAuthPackage {
   readonly auth_request: string;
   readonly response: boolean;

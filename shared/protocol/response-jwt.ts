@@ -11,7 +11,7 @@ import {
 } from '#shared/protocol/jws';
 import { ProtocolRejection } from '#shared/protocol/rejection';
 
-/** The parts of an HTTP response that its JWT vouches for (sdk-compatibility §4.2). */
+/** The parts of an HTTP response that its JWT vouches for (docs/protocol.md#response-jwt). */
 export interface HttpResponseBinding {
   readonly status: number;
   readonly body?: Uint8Array | string;
@@ -55,7 +55,7 @@ export interface VerifyResponseJwtOptions extends VerifyJwsOptions {
   readonly jti: string;
 }
 
-/** Verifies a response JWT the way the Java SDK does, which is the stricter of the two (sdk-compatibility §4.2). */
+/** Verifies a response JWT the way the Java SDK does, which is the stricter of the two (docs/protocol.md#response-jwt). */
 export async function verifyResponseJwt(
   token: string,
   options: VerifyResponseJwtOptions,

@@ -8,7 +8,7 @@ import { isUuid } from '#shared/protocol/entity';
 import { cancelAuthRequest as cancel, getAuthRequest, markExpiryCounted } from '#shared/store/auth-requests';
 import { releasePendingSlot } from '#shared/store/users';
 
-/** The six keys both SDKs need in an answered request (sdk-compatibility §9.1), for polls and webhooks alike. */
+/** The six keys both SDKs need in an answered request (docs/protocol.md#authorization-response), for polls and webhooks alike. */
 export interface AuthorizationResponse {
   readonly auth: string | null;
   readonly auth_jwe: string;
@@ -31,7 +31,7 @@ export function authorizationResponse(auth: AuthRequest, hashKey: Buffer): Autho
 }
 
 /**
- * GET /service/v3/auths/{id} (sdk-compatibility §5.3): 204 while pending, and for an id the service does not know
+ * GET /service/v3/auths/{id} (docs/protocol.md#states): 204 while pending, and for an id the service does not know
  * (another service's request is unknown to it); 200 with the answer; 408 with no body once expired; SVC-007 once
  * cancelled.
  */

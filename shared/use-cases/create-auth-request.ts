@@ -42,9 +42,9 @@ const defaultTtlSeconds = 300;
 const slotAttempts = 3;
 
 /**
- * Asks a user (interface.md §4.1). Features of Directory Services are refused for Organization Services; the user must
+ * Asks a user (docs/protocol.md#creating-a-request). Features of Directory Services are refused for Organization Services; the user must
  * exist and have a linked device; the request's policy is merged into the service's, the stricter value winning; and
- * the user's one pending slot is claimed with the conditional protocol of architecture.md, so of concurrent requests
+ * the user's one pending slot is claimed with the conditional protocol of `claimPendingSlot`, so of concurrent requests
  * for one user exactly one wins and the rest get SVC-005 naming it.
  */
 export async function createAuthRequest(
@@ -183,7 +183,7 @@ function busy(holder: AuthRequest, serviceId: string, nowSeconds: number): ApiEr
 }
 
 /**
- * The push package an application's own app hands to the authenticator (interface.md §2.1): a JWS by the API's key,
+ * The push package an application's own app hands to the authenticator (docs/protocol.md#creating-a-request): a JWS by the API's key,
  * so the authenticator can check it is genuine before it fetches the request it names.
  */
 async function pushPackage(auth: AuthRequest, caller: Caller): Promise<string> {

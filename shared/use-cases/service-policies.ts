@@ -9,7 +9,7 @@ import type { Entity } from '#shared/protocol/entity';
 import { getHead } from '#shared/store/heads';
 import { ownedService, servicePolicyOf, setServicePolicy as storePolicy } from '#shared/store/services';
 
-/** The owner's service's head, or SVC-004: the policy endpoints' refusal for a foreign or unknown service (§5.4). */
+/** The owner's service's head, or SVC-004: the policy endpoints' refusal for a foreign or unknown service (docs/protocol.md#errors). */
 async function ownedServiceHead(owner: Entity, serviceId: string) {
   const head = await getHead({ type: 'svc', id: serviceId });
   if (!head || !ownedService(owner, head))
@@ -17,7 +17,7 @@ async function ownedServiceHead(owner: Entity, serviceId: string) {
   return head;
 }
 
-/** The service's policy in the shape of sdk-compatibility §8.2; the blank LEGACY policy when none is set. */
+/** The service's policy in the shape of docs/protocol.md#policies; the blank LEGACY policy when none is set. */
 export async function readServicePolicy(owner: Entity, serviceId: string): Promise<Record<string, unknown>> {
   const head = await ownedServiceHead(owner, serviceId);
   return servicePolicyOf(head) ?? printServicePolicy(blankServicePolicy);

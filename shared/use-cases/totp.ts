@@ -15,7 +15,7 @@ import {
 import { epochSeconds, isoSeconds } from '#shared/time';
 import { findServiceUser } from '#shared/use-cases/users';
 
-/** RFC 6238 settings every authenticator app understands; the SDKs' checks want these bounds (§11.2). */
+/** RFC 6238 settings every authenticator app understands; the SDKs' checks want these bounds (docs/protocol.md#totp). */
 const totpSettings = { algorithm: 'SHA1', digits: 6, period: 30 } as const;
 const sealPurpose = 'totp';
 

@@ -49,7 +49,7 @@ const refused = (status: number, message: string, code: number): V1Reply => ({
 });
 
 /**
- * GET /v1/poll (interface.md §4.8, §3.3): the service proves itself with its app key, its secret and a timestamp
+ * GET /v1/poll (docs/protocol.md#legacy-v1): the service proves itself with its app key, its secret and a timestamp
  * encrypted to the API's key, and its RSA signature over those bytes; then gets 400/70403 while the request is
  * pending and the v1 package once it is answered. Every failure is a JSON error of the same envelope.
  */

@@ -13,7 +13,7 @@ import { getHead } from '#shared/store/heads';
 import { serviceFromHead } from '#shared/store/services';
 import { authorizationResponse } from '#shared/use-cases/auth-request-outcomes';
 
-/** A webhook ready to sign and post (sdk-compatibility §10). */
+/** A webhook ready to sign and post (docs/protocol.md#webhooks). */
 export interface Webhook {
   readonly url: string;
   /** The service or directory the event concerns: the JWT's `sub`. */
@@ -52,7 +52,7 @@ async function callbackUrlOf(serviceId: string): Promise<string | null | undefin
   return head ? serviceFromHead(head).callbackUrl : undefined;
 }
 
-/** §10.3: the §9.1 object with its type, encrypted to the very key the device sealed `auth_jwe` to. */
+/** docs/protocol.md#webhooks: the docs/protocol.md#authorization-response object with its type, encrypted to the very key the device sealed `auth_jwe` to. */
 async function authorizationResponseWebhook(authRequestId: string): Promise<BuiltWebhook> {
   const auth = await getAuthRequest(authRequestId);
   if (!auth?.answer) return undeliverable(`auth request ${authRequestId} has no answer`);
@@ -77,7 +77,7 @@ async function authorizationResponseWebhook(authRequestId: string): Promise<Buil
   };
 }
 
-/** §10.2: plain JSON with exactly the two keys the Java SDK's strict reader takes. */
+/** docs/protocol.md#webhooks: plain JSON with exactly the two keys the Java SDK's strict reader takes. */
 async function sessionEndedWebhook(
   event: Extract<WebhookEvent, { kind: 'session-ended' }>,
 ): Promise<BuiltWebhook> {
@@ -102,7 +102,7 @@ async function sessionEndedWebhook(
 }
 
 /**
- * §10.4: the device and its key, encrypted to the entity that started the link: to the very key its request was
+ * docs/protocol.md#webhooks: the device and its key, encrypted to the entity that started the link: to the very key its request was
  * answered with while that key is live, so that an application server still holding only the key it signed with
  * during a key rotation can open it; to the newest live encryption key only once that one is gone.
  */

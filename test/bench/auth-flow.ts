@@ -27,7 +27,7 @@ const flowSteps = ['create', 'device list', 'answer', 'poll once answered (200)'
 
 export interface AuthFlowStepFigures {
   readonly route: string;
-  /** architecture.md's most round trips for the step; null where it sets none. */
+  /** The design's budget of store round trips for the step; null where it sets none. */
   readonly target: number | null;
   readonly storeRoundTrips: number;
   /** The store commands the step made, by name. */

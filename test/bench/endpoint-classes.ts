@@ -47,7 +47,7 @@ export interface EndpointClass {
   /** Its route table row. */
   readonly route: string;
   readonly status: number;
-  /** architecture.md's most store round trips for it, where it sets one. */
+  /** The design's budget of store round trips for it, where it sets one. */
   readonly roundTripTarget?: number;
   /** Who signs its requests; none for the public endpoints. */
   readonly caller?: Party;

@@ -19,7 +19,7 @@ export interface EndpointCostFigures {
   readonly route: string;
   readonly requests: number;
   readonly storeRoundTrips: number;
-  /** architecture.md's most store round trips, where it sets one. */
+  /** The design's budget of store round trips, where it sets one. */
   readonly roundTripTarget: number | null;
   readonly storeCommands: Record<string, number>;
   /** Webhook queue commands: not store round trips, but round trips all the same. */

@@ -68,7 +68,7 @@ bench-results/quick.json or bench-results/only-<sections>.json, so the full run'
               with ratios to 2048.
   webhooks    Webhooks through the local runtime's queue and worker to a receiver that verifies and decrypts
               them: latency from a device's answer to the webhook's arrival, and events delivered per second.
-Then every budget of architecture.md and the issue, met or missed.
+Then every budget the project sets (README, 'Performance and reliability'), met or missed.
 
 Options (full value / --quick value):
   --quick                    small counts: the whole bench in well under a minute, for a smoke run
@@ -429,7 +429,7 @@ await section('webhooks', async () => {
 });
 
 report.budgets = budgets(report);
-console.log('\nBudgets (architecture.md, issue 7)');
+console.log('\nBudgets');
 console.table(report.budgets);
 report.seconds = { ...sectionSeconds, total: round((performance.now() - benchStarted) / 1000, 1) };
 // Only a full run replaces the figures the README quotes.

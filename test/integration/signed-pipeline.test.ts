@@ -83,7 +83,7 @@ describe('a valid signed request', () => {
     expect(decodeProtectedHeader(jwe)).toEqual({ alg: 'RSA-OAEP', enc: 'A256CBC-HS512', kid: base.kid });
   });
 
-  it('is answered with the claims the SDKs check (sdk-compatibility §4.2)', async () => {
+  it('is answered with the claims the SDKs check (docs/protocol.md#response-jwt)', async () => {
     const { response, prepared } = await forge(base);
     const token = response.headers.get('x-iov-jwt') as string;
     const { payload, protectedHeader } = await jwtVerify(
@@ -122,7 +122,7 @@ describe('a valid signed request', () => {
   });
 });
 
-describe('refused with 401 (sdk-compatibility §4.4)', () => {
+describe('refused with 401 (docs/protocol.md#refusals)', () => {
   it('has a plain JSON body and a JWT addressed to the claimed issuer, jti and status', async () => {
     const { response, prepared } = await forge({ ...base, claims: { aud: 'someone-else' } });
     expect(response.status).toBe(401);

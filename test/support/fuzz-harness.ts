@@ -335,11 +335,11 @@ export const answerBounds = {
  * The invariants of every answer:
  * - no 5xx but a 503 with HTTP-503 (a store outage, which the suites never cause);
  * - under the signed prefixes, one response JWT in both X-IOV-JWT and X-API-JWT, signed by the API, whose
- *   `response` claim binds this status and body; 401 and 5xx bodies plain JSON (sdk-compatibility §4.4), other error
+ *   `response` claim binds this status and body; 401 and 5xx bodies plain JSON (docs/protocol.md#refusals), other error
  *   bodies JWEs to the caller;
  * - no stack trace, source path, key material or raw exception text in the body or any header;
  * - every error carries a documented code with its documented status (shared/errors.ts) and a string detail; the
- *   legacy `/v1/` endpoints use their own envelope (interface.md §4.8);
+ *   legacy `/v1/` endpoints use their own envelope (docs/protocol.md#legacy-v1);
  * - error bodies, details and headers within `answerBounds`, and no line break in a header value.
  */
 export async function checkAnswer(
@@ -411,7 +411,7 @@ export async function checkAnswer(
   if (status < 400) return { ...answer, json };
   if (body.length > answerBounds.errorBodyBytes) fail(`a ${body.length}-byte error body`);
   if (body.length === 0) {
-    // 408 on GET /service/v3/auths/{id} has no body (sdk-compatibility §5.3).
+    // 408 on GET /service/v3/auths/{id} has no body (docs/protocol.md#states).
     if (status === 408) return { ...answer };
     return fail('an error without a body');
   }

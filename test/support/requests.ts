@@ -1,6 +1,6 @@
 import { type DeviceConfiguration, defaultConfiguration } from '#shared/authenticator/state';
 
-/** Request policies as the SDKs send them (sdk-compatibility §8.1): any `n` methods. */
+/** Request policies as the SDKs send them (docs/protocol.md#policies): any `n` methods. */
 export const amountPolicy = (any: number) => ({
   minimum_requirements: [{ requirement: 'authenticated', any, knowledge: 0, inherence: 0, possession: 0 }],
   factors: [],

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { compactDecrypt, decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
 
 /**
- * A webhook endpoint of an application, checking each request the way the LaunchKey SDKs do (sdk-compatibility §10),
+ * A webhook endpoint of an application, checking each request the way the LaunchKey SDKs do (docs/protocol.md#webhooks),
  * with jose directly rather than the service's own verifier: the JWT in X-IOV-JWT signed by the API key its kid names
  * (fetched from /public/v3/public-key/{kid}), `iss`, `aud`, `sub`, the times, `request.meth`, `request.path` and the
  * body hash; then the body, decrypted with the application's keys when it is a JWE.

@@ -15,7 +15,7 @@ import {
 } from '#shared/domain/policy/reader';
 import { quote } from '#shared/echo';
 
-/** Factor types in the order every list is kept and printed (PY's auth_policy parser depends on it, §9.2). */
+/** Factor types in the order every list is kept and printed (PY's auth_policy parser depends on it, docs/protocol.md#auth_policy-and-auth_methods). */
 export const authFactors = ['INHERENCE', 'KNOWLEDGE', 'POSSESSION'] as const;
 export type AuthFactor = (typeof authFactors)[number];
 

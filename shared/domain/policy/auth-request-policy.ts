@@ -7,7 +7,7 @@ const root = 'policy';
 const advancedTypes = ['METHOD_AMOUNT', 'FACTORS', 'COND_GEO'];
 
 /**
- * The `policy` of `POST /service/v3/auths` (sdk-compatibility §8.1). Both SDKs send only the legacy
+ * The `policy` of `POST /service/v3/auths` (docs/protocol.md#policies). Both SDKs send only the legacy
  * minimum_requirements/factors form, without `type`: PY `AuthPolicy` (ints, `quickfail`, device integrity always
  * listed with 0 or 1) and JV `AuthPolicy` (nulls in the requirement, device integrity only when on). The legacy
  * parser of the service policy reads both, so a request and a service policy share one normal form and can be merged.

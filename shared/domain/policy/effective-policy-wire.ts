@@ -38,7 +38,7 @@ import { quote } from '#shared/echo';
  *   "deny_emulator_simulator": false
  * }
  *
- * A fence is printed as the device later reports it in auth_policy (sdk-compatibility §9.2), name null when unset:
+ * A fence is printed as the device later reports it in auth_policy (docs/protocol.md#auth_policy-and-auth_methods), name null when unset:
  * a legacy circle without `type` ({name, latitude, longitude, radius}), {type: "GEO_CIRCLE", name, latitude,
  * longitude, radius} or {type: "TERRITORY", name, country, administrative_area, postal_code}. A time fence is
  * printed as in a LEGACY policy ({name, days, "start hour", "start minute", "end hour", "end minute", timezone}).

@@ -4,7 +4,7 @@ import type { FactorSettings, LegacyPolicy } from '#shared/domain/policy/legacy'
 import type { ServicePolicy } from '#shared/domain/policy/service-policy';
 import type { TimeFence } from '#shared/domain/policy/time-fences';
 
-/** Factor types in the one order every list keeps (PY's auth_policy parser depends on it, sdk-compatibility §9.2). */
+/** Factor types in the one order every list keeps (PY's auth_policy parser depends on it, docs/protocol.md#auth_policy-and-auth_methods). */
 export const factorTypes = ['inherence', 'knowledge', 'possession'] as const;
 export type FactorType = (typeof factorTypes)[number];
 
@@ -63,12 +63,12 @@ export type Demand = MethodDemand | ConditionalDemand;
 
 /**
  * The single policy a device must satisfy for one authorization request: the service policy with the request's
- * policy applied on top, each constraint at the stricter of the two (interface.md §4.1). Plain JSON data.
+ * policy applied on top, each constraint at the stricter of the two (docs/protocol.md#creating-a-request). Plain JSON data.
  *
  * Location and time constraints are lists of groups: the device must be inside at least one fence (or time window)
  * of every group. Each side's fences form their own group, so a request can only add a place the device must be,
  * never widen where the service lets it be. Legacy factors set to "allowed" rather than "forced requirement" are
- * not enforced (interface.md §4.1) and do not appear; priority and quickfail only order the device's prompts and
+ * not enforced (docs/protocol.md#creating-a-request) and do not appear; priority and quickfail only order the device's prompts and
  * are dropped, since a device that fails any constraint fails the whole request anyway.
  */
 export interface EffectivePolicy {

@@ -152,7 +152,7 @@ export function printGeoCircle(circle: GeoCircle): Record<string, unknown> {
 }
 
 /**
- * A fence as §8.2 shows it. A null name is left out: PY's PolicyFenceValidator declares `name` not_empty with a
+ * A fence as docs/protocol.md#policies shows it. A null name is left out: PY's PolicyFenceValidator declares `name` not_empty with a
  * default for a missing key, so an explicit null makes `get_advanced_service_policy` fail while a missing key reads
  * as None. Territory's optional codes print as null, which both SDKs read as "not set".
  */

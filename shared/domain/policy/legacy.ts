@@ -51,7 +51,7 @@ export interface LegacyTimefence extends FactorSettings {
 }
 
 /**
- * The LEGACY policy, one normal form for the three encodings of §8.3. `amount` (the wire's `any`) and the three
+ * The LEGACY policy, one normal form for the three encodings of docs/protocol.md#policies. `amount` (the wire's `any`) and the three
  * factor types are never combined: with `amount` > 0 all three are false.
  */
 export interface LegacyPolicy {

@@ -20,7 +20,7 @@ import { quote } from '#shared/echo';
  */
 export type ServicePolicy = LegacyPolicy | AdvancedPolicy;
 
-/** What GET returns when no policy is set or after DELETE (§8.2). */
+/** What GET returns when no policy is set or after DELETE (docs/protocol.md#policies). */
 export const blankServicePolicy: ServicePolicy = Object.freeze({
   type: 'LEGACY',
   amount: 0,
@@ -35,7 +35,7 @@ export const blankServicePolicy: ServicePolicy = Object.freeze({
 const root = 'policy';
 
 /**
- * Accepts every encoding a client may PUT (§8.3): PY's untyped ServiceSecurityPolicy, JV's typed LEGACY, PY's flat
+ * Accepts every encoding a client may PUT (docs/protocol.md#policies): PY's untyped ServiceSecurityPolicy, JV's typed LEGACY, PY's flat
  * LegacyPolicy, and METHOD_AMOUNT, FACTORS and COND_GEO. Validates strictly — unknown keys, unknown types and
  * out-of-range values are refused rather than dropped, so a client's mistake is reported instead of silently
  * weakening the policy. Sizes are bounded by `policyLimits`, the whole input's before any of it is read.
@@ -66,7 +66,7 @@ export function parseServicePolicy(input: unknown): ServicePolicy {
 }
 
 /**
- * The body of `.../service/policy/item` (§8.2), which both SDKs' strictest readers accept: JV's `Policy` (no key
+ * The body of `.../service/policy/item` (docs/protocol.md#policies), which both SDKs' strictest readers accept: JV's `Policy` (no key
  * outside its nine at any level) and PY's validators plus `ServiceSecurityPolicy.set_policy`. LEGACY prints in the
  * minimum_requirements/factors form with `type`, even when the client sent PY's flat shape.
  */

@@ -132,7 +132,7 @@ function readOrRefuse(token: string): ReturnType<typeof decodeUnverified> {
 
 /**
  * Who the token says it is from, trusting nothing, so that even a refusal can be addressed to the caller, whatever it
- * claimed (sdk-compatibility §4.4). A claim longer than any client sends (a jti is at most 128 characters) is not
+ * claimed (docs/protocol.md#refusals). A claim longer than any client sends (a jti is at most 128 characters) is not
  * repeated: it would go back in the response JWT's headers and into the log.
  */
 function claimedCaller(

@@ -20,7 +20,7 @@ const denialReason = v.strictObject({
 
 const unique = <T>(values: readonly T[]) => new Set(values).size === values.length;
 
-/** interface.md §8: two or more, ids and reasons unique, at least one marked as fraud. An empty list means none. */
+/** docs/protocol.md#limits: two or more, ids and reasons unique, at least one marked as fraud. An empty list means none. */
 const denialReasons = v.pipe(
   v.array(denialReason),
   v.check((reasons) => reasons.length === 0 || reasons.length >= 2, 'must have at least 2 entries'),

@@ -23,7 +23,7 @@ afterAll(async () => {
   await service?.stop();
 });
 
-/** Policies as the SDKs send them (sdk-compatibility §8.3 and §8.2). */
+/** Policies as the SDKs send them (docs/protocol.md#policies). */
 const encodings: Record<string, Record<string, unknown>> = {
   'PY ServiceSecurityPolicy (untyped legacy, with quickfail and device integrity off)': {
     minimum_requirements: [

@@ -125,7 +125,7 @@ async function deadLetterFor(
 }
 
 describe('the authorization response webhook', () => {
-  it('reaches the callback_url signed as the SDKs check, with the §9.1 object the service decrypts', async () => {
+  it('reaches the callback_url signed as the SDKs check, with the docs/protocol.md#authorization-response object the service decrypts', async () => {
     const authRequest = await answered();
     const { webhook, answer } = await responseTo(authRequest)();
     expect(webhook.path).toBe('/hooks/service');
@@ -181,7 +181,7 @@ describe('the authorization response webhook', () => {
     expect(answer).toMatchObject({ type: 'AUTHORIZED' });
   });
 
-  it("speaks the dialect of the request that caused it: iss api for interface.md's", async () => {
+  it('speaks the dialect of the request that caused it: iss api for the api dialect', async () => {
     const apiDialect = new ApiClient({
       baseUrl: runtime.baseUrl,
       issuer: `svc:${scene.serviceId}`,

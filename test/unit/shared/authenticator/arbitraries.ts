@@ -9,7 +9,7 @@ import { parseServicePolicy, type ServicePolicy } from '#shared/domain/policy/se
 import { acceptedPolicy, demand, demandsSomething } from '#test/unit/shared/domain/policy/arbitraries';
 
 /**
- * Generators for authorization-request policies as the SDKs send them (sdk-compatibility §8.1), the effective
+ * Generators for authorization-request policies as the SDKs send them (docs/protocol.md#policies), the effective
  * policies built from them, and devices that often — not always — satisfy those policies, so that properties about
  * approval see many approvals.
  */

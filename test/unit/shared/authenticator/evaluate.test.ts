@@ -77,7 +77,7 @@ function phoneRows(geofencing: [Flag, Flag], pin: [Flag, Flag], fingerprint: [Fl
 const passed: [Flag, Flag] = [true, false];
 const notRun: [Flag, Flag] = [null, null];
 
-describe('evaluate: each type and reason of interface.md §2.3', () => {
+describe('evaluate: each type and reason of docs/protocol.md#answer-packages', () => {
   it('AUTHORIZED / APPROVED: inside the fence, both methods verified, the user approves', () => {
     expect(evaluate(amountPolicy, phone, approve)).toEqual<Evaluation>({
       type: 'AUTHORIZED',

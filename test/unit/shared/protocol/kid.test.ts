@@ -12,7 +12,7 @@ const alphaPkcs1 = readFileSync(
 );
 
 describe('keyId', () => {
-  it('matches the SDKs’ vector: MD5 of the SPKI DER in colon hex (sdk-compatibility §1.2)', () => {
+  it('matches the SDKs’ vector: MD5 of the SPKI DER in colon hex (docs/protocol.md#key-ids)', () => {
     expect(keyId(importPublicKey(alphaSpki))).toBe('e6:60:3f:95:ea:c8:4d:2b:98:18:c0:0c:28:e8:9f:bb');
   });
 

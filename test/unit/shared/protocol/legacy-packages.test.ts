@@ -80,7 +80,7 @@ describe('the v1 auth package', () => {
     });
   });
 
-  it('is the §2.7 JSON under RSA-OAEP SHA-1, which every v1 client decrypted with', () => {
+  it('is the docs/protocol.md#legacy-v1 JSON under RSA-OAEP SHA-1, which every v1 client decrypted with', () => {
     const auth = encryptV1AuthPackage(v1Package, service.publicKey);
     expect(oaepSha1Plaintext(auth)).toBe(
       '{"response":true,"auth_request":"kufiltx1w8zydiisj4fz3p8369bgketi","device_id":"3e5fa1","app_pins":"1234,5678,9012,3456,7890"}',
@@ -128,7 +128,7 @@ describe('the deprecated v3 auth package', () => {
     expect(decryptLegacyAuthPackage(auth, pair.privateKey)).toEqual(v3Package);
   });
 
-  it('is the §9.3 JSON under RSA-OAEP SHA-1', () => {
+  it('is the docs/protocol.md#answer-packages JSON under RSA-OAEP SHA-1', () => {
     const auth = encryptLegacyAuthPackage(v3Package, service.publicKey);
     expect(JSON.parse(oaepSha1Plaintext(auth))).toEqual(v3Package);
     expect(Object.keys(JSON.parse(oaepSha1Plaintext(auth)) as object)).toEqual([

@@ -51,7 +51,7 @@ async function reason(token: string, binding: Parameters<typeof verify>[1], expe
 }
 
 describe('response JWTs', () => {
-  it('carry iss, aud, sub, jti and the response claim the SDKs check (sdk-compatibility §4.2)', async () => {
+  it('carry iss, aud, sub, jti and the response claim the SDKs check (docs/protocol.md#response-jwt)', async () => {
     const claims = await verify(await sign(), { status: 200, body: 'a.b.c.d.e' });
     expect(claims).toMatchObject({ iss: 'lka', aud: caller, sub: caller, jti, iat: now, nbf: now });
     expect(claims.response).toEqual({

@@ -51,7 +51,7 @@ const printedWeekEnds = {
 };
 
 describe('the blank policy', () => {
-  it('prints exactly the blank LEGACY policy of §8.2', () => {
+  it('prints exactly the blank LEGACY policy of docs/protocol.md#policies', () => {
     expect(JSON.stringify(printServicePolicy(blankServicePolicy))).toBe(
       '{"type":"LEGACY","minimum_requirements":[],"factors":[]}',
     );
