@@ -1,4 +1,4 @@
-/** Device link states on the wire (sdk-compatibility §7.4). */
+/** Device link states on the wire (docs/protocol.md#objects). */
 export const DeviceStatus = { linkPending: 0, linked: 1, unlinkPending: 2 } as const;
 export type DeviceStatus = (typeof DeviceStatus)[keyof typeof DeviceStatus];
 
@@ -10,6 +10,11 @@ export interface UserDevice {
   /** ISO 8601 UTC. */
   readonly created: string;
   readonly updated: string;
+  /**
+   * Epoch seconds: when the linking code of a LINK_PENDING device expires, after which it can never link and may be
+   * removed to make room. Not shown in the device list; absent on devices recorded before it was, which are never removed this way.
+   */
+  readonly linkExpiresAt?: number;
 }
 
 export interface UserSession {
@@ -84,6 +89,16 @@ export interface UserKey {
 
 export function linkedDevices(user: User): readonly UserDevice[] {
   return user.devices.filter((device) => device.status === DeviceStatus.linked);
+}
+
+/** The user's LINK_PENDING devices whose linking code has expired by `nowSeconds`: they can never link. */
+export function expiredLinks(user: User, nowSeconds: number): readonly UserDevice[] {
+  return user.devices.filter(
+    (device) =>
+      device.status === DeviceStatus.linkPending &&
+      device.linkExpiresAt !== undefined &&
+      device.linkExpiresAt <= nowSeconds,
+  );
 }
 
 /** Whether the user's slot is held by a request that has not yet expired (it may still have been answered since). */

@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DirectoryChanges, DirectoryView } from '#shared/domain/directory';
+import { maxSdkKeysPerDirectory, maxServicesPerDirectory } from '#shared/domain/limits';
 import { nameKey } from '#shared/domain/names';
 import { isoSeconds } from '#shared/time';
 import { batchGetAll, dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
@@ -111,25 +112,32 @@ export async function updateDirectory(
 }
 
 /**
- * Adds an SDK key to a directory. The lookup the authenticator uses is written first: a key is only ever valid once it
- * is in the directory's set, so a lookup left by a failed add points at nothing usable.
+ * Adds an SDK key to a directory unless it has `maxSdkKeysPerDirectory` already ('full'). The lookup the authenticator
+ * uses is written first: a key is only ever valid once it is in the directory's set, so a lookup left by a failed add
+ * points at nothing usable, and one whose add is refused is taken back.
  */
-export async function addSdkKey(organizationId: string, directoryId: string, sdkKey: string): Promise<void> {
+export async function addSdkKey(
+  organizationId: string,
+  directoryId: string,
+  sdkKey: string,
+): Promise<'added' | 'full'> {
   await dynamo.send(
     new PutCommand({
       TableName: tableName,
       Item: { ...sdkKeyLookupKey(sdkKey), organizationId, directoryId },
     }),
   );
-  await dynamo.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: directoryRecordKey(organizationId, directoryId),
-      UpdateExpression: 'ADD sdkKeys :key',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':key': new Set([sdkKey]) },
-    }),
+  const outcome = await addToBoundedSet(
+    organizationId,
+    directoryId,
+    'sdkKeys',
+    sdkKey,
+    maxSdkKeysPerDirectory,
   );
+  if (outcome === 'full') {
+    await dynamo.send(new DeleteCommand({ TableName: tableName, Key: sdkKeyLookupKey(sdkKey) }));
+  }
+  return outcome;
 }
 
 /** The directory an SDK key was issued for, from its lookup; the directory's own set says whether it still counts. */
@@ -170,21 +178,43 @@ export async function removeSdkKey(
   return 'removed';
 }
 
-/** Adds a service to its directory's `service_ids`. */
-export async function addDirectoryService(
+/** Adds a service to its directory's `service_ids` unless it has `maxServicesPerDirectory` already ('full'). */
+export function addDirectoryService(
   organizationId: string,
   directoryId: string,
   serviceId: string,
-): Promise<void> {
-  await dynamo.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: directoryRecordKey(organizationId, directoryId),
-      UpdateExpression: 'ADD serviceIds :id',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':id': new Set([serviceId]) },
-    }),
-  );
+): Promise<'added' | 'full'> {
+  return addToBoundedSet(organizationId, directoryId, 'serviceIds', serviceId, maxServicesPerDirectory);
+}
+
+/**
+ * Adds `member` to a string set of a directory's record unless the set holds `max` others: the count is checked by the
+ * update itself, so concurrent adds cannot overshoot. Throws the conditional failure when there is no such directory.
+ */
+async function addToBoundedSet(
+  organizationId: string,
+  directoryId: string,
+  attribute: 'sdkKeys' | 'serviceIds',
+  member: string,
+  max: number,
+): Promise<'added' | 'full'> {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: directoryRecordKey(organizationId, directoryId),
+        UpdateExpression: 'ADD #set :member',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(#set) OR size(#set) < :max OR contains(#set, :value))',
+        ExpressionAttributeNames: { '#set': attribute },
+        ExpressionAttributeValues: { ':member': new Set([member]), ':value': member, ':max': max },
+      }),
+    );
+    return 'added';
+  } catch (error) {
+    if (isConditionalFailure(error) && (await getDirectory(organizationId, directoryId))) return 'full';
+    throw error;
+  }
 }
 
 /** A directory from its record. */

@@ -7,8 +7,12 @@ import { forgetKey, type HeadItem, rememberKey } from '#shared/store/heads';
 import { entityKeyKey, entityKeyPrefix, entityPartition, headAndKeysRange } from '#shared/store/keys';
 import { updateExistingItem } from '#shared/store/update-expression';
 
-/** Adds a public key to an entity and its key set; the same key twice on one entity is KEY-002. */
-export async function putEntityKey(entity: Entity, key: EntityKey): Promise<void> {
+/**
+ * Adds a public key to an entity and its key set; the same key twice on one entity is KEY-002. The key's item is
+ * written first and taken back when the set is full ('full'), so the set decides, and of concurrent adds to an entity
+ * one key short of its limit exactly one stays.
+ */
+export async function putEntityKey(entity: Entity, key: EntityKey): Promise<'added' | 'full'> {
   try {
     await dynamo.send(
       new PutCommand({
@@ -29,7 +33,9 @@ export async function putEntityKey(entity: Entity, key: EntityKey): Promise<void
     if (isConditionalFailure(error)) throw new ApiError('KEY-002', `Key ${key.kid} is already registered`);
     throw error;
   }
-  await rememberKey(entity, key.kid);
+  if ((await rememberKey(entity, key.kid)) === 'remembered') return 'added';
+  await deleteKeyItem(entity, key.kid);
+  return 'full';
 }
 
 /**
@@ -84,11 +90,18 @@ export async function removeEntityKey(entity: Entity, kid: string): Promise<'rem
   if (!(await getEntityKey(entity, kid))) return 'unknown';
   let outcome = await forgetKey(entity, kid);
   if (outcome === 'not-a-member') {
-    await rememberKey(entity, kid);
+    // A full set holds others, so a key left outside it is not the last and can simply go.
+    if ((await rememberKey(entity, kid)) === 'full')
+      return (await deleteKeyItem(entity, kid)) ? 'removed' : 'unknown';
     outcome = await forgetKey(entity, kid);
   }
   if (outcome === 'last') return 'last';
   if (outcome === 'not-a-member') return 'unknown';
+  return (await deleteKeyItem(entity, kid)) ? 'removed' : 'unknown';
+}
+
+/** Deletes a key's item; false when it was already gone. */
+async function deleteKeyItem(entity: Entity, kid: string): Promise<boolean> {
   try {
     await dynamo.send(
       new DeleteCommand({
@@ -97,9 +110,9 @@ export async function removeEntityKey(entity: Entity, kid: string): Promise<'rem
         ConditionExpression: 'attribute_exists(pk)',
       }),
     );
-    return 'removed';
+    return true;
   } catch (error) {
-    if (isConditionalFailure(error)) return 'unknown';
+    if (isConditionalFailure(error)) return false;
     throw error;
   }
 }

@@ -1,4 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { maxKeysPerEntity } from '#shared/domain/limits';
 import type { Ownership } from '#shared/domain/subject';
 import type { Entity } from '#shared/protocol/entity';
 import { dynamo, isConditionalFailure, tableName } from '#shared/store/dynamo';
@@ -44,17 +45,28 @@ export function ownershipOf(head: HeadItem | undefined): Ownership | undefined {
   };
 }
 
-/** Records a key in its entity's key set, the membership that guards against removing the last key. */
-export async function rememberKey(entity: Entity, kid: string): Promise<void> {
-  await dynamo.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: entityHeadKey(entity),
-      UpdateExpression: 'ADD kids :kid',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':kid': new Set([kid]) },
-    }),
-  );
+/**
+ * Records a key in its entity's key set, the membership that guards against removing the last key, unless the set
+ * already holds `maxKeysPerEntity` others ('full'): one conditional update decides, so concurrent adds cannot
+ * overshoot. A key already in the set is recorded again whatever the count.
+ */
+export async function rememberKey(entity: Entity, kid: string): Promise<'remembered' | 'full'> {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: entityHeadKey(entity),
+        UpdateExpression: 'ADD kids :kid',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(kids) OR size(kids) < :max OR contains(kids, :member))',
+        ExpressionAttributeValues: { ':kid': new Set([kid]), ':member': kid, ':max': maxKeysPerEntity },
+      }),
+    );
+    return 'remembered';
+  } catch (error) {
+    if (isConditionalFailure(error) && (await getHead(entity))) return 'full';
+    throw error;
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { nameKey } from '#shared/domain/names';
 import type { Service, ServiceChanges } from '#shared/domain/service';
 import type { Entity } from '#shared/protocol/entity';
@@ -27,24 +27,32 @@ const serviceEntity = (serviceId: string): Entity => ({ type: 'svc', id: service
 const serviceExists = async (serviceId: string) => (await getHead(serviceEntity(serviceId))) !== undefined;
 
 /**
- * Creates a service under its globally unique name. Returns false when any service already has that name. Order: name
- * claim, head, listing copy, then the directory's `service_ids`; a failure undoes what was written, and a create that
- * dies half-way leaves at most a claim that `claimName` recognises as abandoned (its owner's head does not exist).
+ * Creates a service under its globally unique name: 'name-taken' when any service already has that name, 'full' when
+ * its directory has `maxServicesPerDirectory` services. Order: name claim, head, listing copy, then the directory's
+ * `service_ids`, which decides the count; a refusal or a failure undoes what was written, and a create that dies
+ * half-way leaves at most a claim that `claimName` recognises as abandoned (its owner's head does not exist).
  */
-export async function createService(service: Service, now: Date): Promise<boolean> {
+export async function createService(service: Service, now: Date): Promise<'created' | 'name-taken' | 'full'> {
   const claim = serviceNameClaimKey(nameKey(service.name));
-  if (!(await claimName(claim, service.id, serviceExists, now))) return false;
+  if (!(await claimName(claim, service.id, serviceExists, now))) return 'name-taken';
   const entity = serviceEntity(service.id);
+  const undo = () =>
+    Promise.allSettled([deleteEntityHead(entity), deleteListing(service), releaseName(claim, service.id)]);
   try {
     await putEntityHead(entity, toItem(service));
     await putListing(service);
-    if (service.owner.type === 'dir')
-      await addDirectoryService(service.organizationId, service.owner.id, service.id);
+    if (
+      service.owner.type === 'dir' &&
+      (await addDirectoryService(service.organizationId, service.owner.id, service.id)) === 'full'
+    ) {
+      await undo();
+      return 'full';
+    }
   } catch (error) {
-    await Promise.allSettled([deleteEntityHead(entity), releaseName(claim, service.id)]);
+    await undo();
     throw error;
   }
-  return true;
+  return 'created';
 }
 
 /** A service by id, if `owner` owns it directly (its directory, or the organization for an Organization Service). */
@@ -126,7 +134,7 @@ export async function updateService(
   return 'updated';
 }
 
-/** Stores a service's policy (printed §8.2 form) on its head, or removes it with null. */
+/** Stores a service's policy (printed docs/protocol.md#policies form) on its head, or removes it with null. */
 export async function setServicePolicy(
   serviceId: string,
   policy: Record<string, unknown> | null,
@@ -178,6 +186,12 @@ async function putListing(service: Service): Promise<void> {
       TableName: tableName,
       Item: { ...serviceRecordKey(service.owner, service.id), ...toItem(service) },
     }),
+  );
+}
+
+async function deleteListing(service: Service): Promise<void> {
+  await dynamo.send(
+    new DeleteCommand({ TableName: tableName, Key: serviceRecordKey(service.owner, service.id) }),
   );
 }
 

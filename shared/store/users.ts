@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type {
+import { maxDevicesPerUser, maxSessionsPerUser } from '#shared/domain/limits';
+import {
   DeviceStatus,
-  PendingSlot,
-  StoredTotp,
-  User,
-  UserDevice,
-  UserKey,
-  UserSession,
+  type PendingSlot,
+  type StoredTotp,
+  type User,
+  type UserDevice,
+  type UserKey,
+  type UserSession,
 } from '#shared/domain/user';
 import type { DirectoryView } from '#shared/domain/directory';
 import { directoryFromItem } from '#shared/store/directories';
@@ -156,15 +157,53 @@ async function updateUser(
   }
 }
 
-export function putUserDevice(key: UserKey, device: UserDevice): Promise<boolean> {
-  return updateUser(key, {
+/**
+ * Adds a device to the user's record unless the user has `maxDevicesPerUser` already ('full'); the count is checked by
+ * the update itself, so concurrent links cannot overshoot. 'missing' when there is no such user.
+ */
+export async function putUserDevice(key: UserKey, device: UserDevice): Promise<'added' | 'full' | 'missing'> {
+  const added = await updateUser(key, {
     UpdateExpression: 'SET devices.#device = :device',
+    ConditionExpression: 'attribute_not_exists(devices) OR size(devices) < :max',
     ExpressionAttributeNames: { '#device': device.id },
-    ExpressionAttributeValues: { ':device': device },
+    ExpressionAttributeValues: { ':device': device, ':max': maxDevicesPerUser },
   });
+  return added ? 'added' : fullOrMissing(key);
 }
 
-/** Marks a pending device linked with what it said about itself; false when the device is no longer the user's. */
+/** Devices removed by one update: each brings a condition of about 110 characters, and an expression may have 4 KB. */
+const devicesPerSweep = 25;
+
+/**
+ * Removes the named LINK_PENDING devices whose linking code expired by `nowSeconds`. Each is removed only while it
+ * still is pending and expired, so a device that linked meanwhile stays; one already gone is no obstacle.
+ */
+export async function removeExpiredLinks(
+  key: UserKey,
+  deviceIds: readonly string[],
+  nowSeconds: number,
+): Promise<void> {
+  for (let start = 0; start < deviceIds.length; start += devicesPerSweep) {
+    const batch = deviceIds.slice(start, start + devicesPerSweep);
+    const names = Object.fromEntries(batch.map((id, index) => [`#d${index}`, id]));
+    await updateUser(key, {
+      UpdateExpression: `REMOVE ${batch.map((_, index) => `devices.#d${index}`).join(', ')}`,
+      ConditionExpression: batch
+        .map(
+          (_, index) =>
+            `(attribute_not_exists(devices.#d${index}) OR (devices.#d${index}.#status = :pending AND devices.#d${index}.#expires <= :now))`,
+        )
+        .join(' AND '),
+      ExpressionAttributeNames: { ...names, '#status': 'status', '#expires': 'linkExpiresAt' },
+      ExpressionAttributeValues: { ':pending': DeviceStatus.linkPending, ':now': nowSeconds },
+    });
+  }
+}
+
+/**
+ * Marks a pending device linked with what it said about itself; false when the device is no longer the user's. Its
+ * code's expiry goes: a linked device is never removed to make room.
+ */
 export function markDeviceLinked(
   key: UserKey,
   deviceId: string,
@@ -172,7 +211,7 @@ export function markDeviceLinked(
 ): Promise<boolean> {
   return updateUser(key, {
     UpdateExpression:
-      'SET devices.#device.#name = :name, devices.#device.#type = :type, devices.#device.#status = :status, devices.#device.updated = :updated',
+      'SET devices.#device.#name = :name, devices.#device.#type = :type, devices.#device.#status = :status, devices.#device.updated = :updated REMOVE devices.#device.linkExpiresAt',
     ConditionExpression: 'attribute_exists(devices.#device)',
     ExpressionAttributeNames: { '#device': deviceId, '#name': 'name', '#type': 'type', '#status': 'status' },
     ExpressionAttributeValues: {
@@ -192,12 +231,27 @@ export function removeUserDevice(key: UserKey, deviceId: string): Promise<boolea
   });
 }
 
-export function putUserSession(key: UserKey, session: UserSession): Promise<boolean> {
-  return updateUser(key, {
+/**
+ * Starts or restarts the user's session with a service. A new one is refused when the user has sessions with
+ * `maxSessionsPerUser` services already ('full'), checked by the update itself; 'missing' when there is no such user.
+ */
+export async function putUserSession(
+  key: UserKey,
+  session: UserSession,
+): Promise<'started' | 'full' | 'missing'> {
+  const started = await updateUser(key, {
     UpdateExpression: 'SET sessions.#service = :session',
+    ConditionExpression:
+      'attribute_not_exists(sessions) OR attribute_exists(sessions.#service) OR size(sessions) < :max',
     ExpressionAttributeNames: { '#service': session.serviceId },
-    ExpressionAttributeValues: { ':session': session },
+    ExpressionAttributeValues: { ':session': session, ':max': maxSessionsPerUser },
   });
+  return started ? 'started' : fullOrMissing(key);
+}
+
+/** Why a bounded add to a user's record was refused: the user is gone, or the list is full. */
+async function fullOrMissing(key: UserKey): Promise<'full' | 'missing'> {
+  return (await getUser(key)) ? 'full' : 'missing';
 }
 
 /** Ends a user's session with a service; false when there was none. */
@@ -217,7 +271,7 @@ export function removeAllUserSessions(key: UserKey): Promise<boolean> {
 }
 
 /**
- * Claims the user's one pending slot for a new request (architecture.md, 'Storage'): it succeeds when the slot is free,
+ * Claims the user's one pending slot for a new request (without transactions, which the local engine lacks): it succeeds when the slot is free,
  * when its request has expired, or when it still names `stale`, a request the caller found answered or cancelled.
  */
 export function claimPendingSlot(

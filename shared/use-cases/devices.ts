@@ -1,10 +1,17 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { DeviceStatus, type UserDevice } from '#shared/domain/user';
-import { notFound } from '#shared/errors';
+import { maxDevicesPerUser } from '#shared/domain/limits';
+import { DeviceStatus, expiredLinks, type UserDevice, type UserKey } from '#shared/domain/user';
+import { invalidArgument, notFound } from '#shared/errors';
 import type { ApiIdentity } from '#shared/protocol/dialect';
 import { deleteEntityHead } from '#shared/store/heads';
 import { getLinkCode, type LinkCode, putLinkCode } from '#shared/store/link-codes';
-import { ensureUser, getUser, putUserDevice, removeUserDevice } from '#shared/store/users';
+import {
+  ensureUser,
+  getUser,
+  putUserDevice,
+  removeExpiredLinks,
+  removeUserDevice,
+} from '#shared/store/users';
 import { isoSeconds } from '#shared/time';
 
 /** Linking codes: 8 characters without look-alikes (0/O, 1/I), about 40 bits, typed or scanned once. */
@@ -29,7 +36,8 @@ export interface StartedLink {
 
 /**
  * POST /directory/v3/devices: the user is created if the directory has none by that identifier, and gets a device in
- * LINK_PENDING with a linking code valid for `ttlSeconds`.
+ * LINK_PENDING with a linking code valid for `ttlSeconds`. A user with `maxDevicesPerUser` devices is ARG-001, once
+ * the pending devices whose code has expired are gone.
  */
 export async function startDeviceLink(
   input: {
@@ -47,6 +55,8 @@ export async function startDeviceLink(
 ): Promise<StartedLink> {
   const key = { directoryId: input.directoryId, identifier: input.identifier };
   const { user } = await ensureUser(input.organizationId, key, randomUUID(), now);
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const expiresAt = nowSeconds + input.ttlSeconds;
   const device: UserDevice = {
     id: randomUUID(),
     name: null,
@@ -54,15 +64,16 @@ export async function startDeviceLink(
     status: DeviceStatus.linkPending,
     created: isoSeconds(now),
     updated: isoSeconds(now),
+    linkExpiresAt: expiresAt,
   };
-  await putUserDevice(key, device);
+  await addDevice(key, device, nowSeconds);
   const base: Omit<LinkCode, 'code'> = {
     deviceId: device.id,
     organizationId: input.organizationId,
     directoryId: input.directoryId,
     identifier: input.identifier,
     userId: user.userId,
-    expiresAt: Math.floor(now.getTime() / 1000) + input.ttlSeconds,
+    expiresAt,
     requester: input.requester,
     identity: input.identity,
     ...(input.requesterKid ? { requesterKid: input.requesterKid } : {}),
@@ -75,7 +86,32 @@ export async function startDeviceLink(
   throw new Error('No free linking code after 5 draws');
 }
 
-/** A user's devices as the directory sees them (sdk-compatibility §7.4); an unknown user has none. */
+/**
+ * Adds a device to the user; at `maxDevicesPerUser`, the user's pending devices whose code has expired are removed
+ * first, and only a user still full is refused (ARG-001).
+ */
+async function addDevice(key: UserKey, device: UserDevice, nowSeconds: number): Promise<void> {
+  let outcome = await putUserDevice(key, device);
+  if (outcome === 'full') {
+    const user = await getUser(key);
+    const expired = user ? expiredLinks(user, nowSeconds) : [];
+    if (expired.length > 0) {
+      await removeExpiredLinks(
+        key,
+        expired.map((stale) => stale.id),
+        nowSeconds,
+      );
+      outcome = await putUserDevice(key, device);
+    }
+  }
+  if (outcome === 'full') {
+    throw invalidArgument(
+      `The user already has ${maxDevicesPerUser} devices, pending links included until their code expires; unlink one before linking another`,
+    );
+  }
+}
+
+/** A user's devices as the directory sees them (docs/protocol.md#objects); an unknown user has none. */
 export async function listDevices(directoryId: string, identifier: string) {
   const user = await getUser({ directoryId, identifier });
   return (user?.devices ?? []).map((device) => ({

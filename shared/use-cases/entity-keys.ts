@@ -1,6 +1,7 @@
 import { type EntityKey, isKeyType, KeyType } from '#shared/domain/entity-key';
+import { maxKeysPerEntity } from '#shared/domain/limits';
 import { clip, idEchoLength } from '#shared/echo';
-import { ApiError } from '#shared/errors';
+import { ApiError, invalidArgument } from '#shared/errors';
 import type { Entity } from '#shared/protocol/entity';
 import { keyId } from '#shared/protocol/kid';
 import { InvalidKeyError, importPublicKey } from '#shared/protocol/pem';
@@ -27,7 +28,10 @@ export function checkPublicKey(publicKeyPem: string): string {
   }
 }
 
-/** Registers a public key for an organization, directory or service and returns it with its kid. */
+/**
+ * Registers a public key for an organization, directory or service and returns it with its kid. An entity that has
+ * `maxKeysPerEntity` keys already is ARG-001.
+ */
 export async function addEntityKey(
   entity: Entity,
   input: NewEntityKey,
@@ -45,11 +49,22 @@ export async function addEntityKey(
     created: isoSeconds(now),
     expires: input.expires ?? null,
   };
-  await putEntityKey(entity, key);
+  if ((await putEntityKey(entity, key)) === 'full') {
+    throw invalidArgument(
+      `The ${entityNouns[entity.type]} already has ${maxKeysPerEntity} keys; remove one before adding another`,
+    );
+  }
   return key;
 }
 
-/** A public key as the key-list endpoints show it (sdk-compatibility §7.2); `key_type` is always there for JV. */
+const entityNouns: Readonly<Record<Entity['type'], string>> = {
+  org: 'organization',
+  dir: 'directory',
+  svc: 'service',
+  dev: 'device',
+};
+
+/** A public key as the key-list endpoints show it (docs/protocol.md#objects); `key_type` is always there for JV. */
 export interface EntityKeyView {
   readonly id: string;
   readonly public_key: string;

@@ -1,13 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '#shared/errors';
+import { maxSdkKeysPerDirectory } from '#shared/domain/limits';
+import { ApiError, invalidArgument } from '#shared/errors';
 import { addSdkKey, removeSdkKey } from '#shared/store/directories';
 import { requireDirectory } from '#shared/use-cases/directories';
 
-/** Generates a new SDK key (a UUID) for a directory the organization owns. */
+/**
+ * Generates a new SDK key (a UUID) for a directory the organization owns; one that has `maxSdkKeysPerDirectory`
+ * already is ARG-001.
+ */
 export async function generateSdkKey(organizationId: string, directoryId: string): Promise<string> {
   await requireDirectory(organizationId, directoryId);
   const sdkKey = randomUUID();
-  await addSdkKey(organizationId, directoryId, sdkKey);
+  if ((await addSdkKey(organizationId, directoryId, sdkKey)) === 'full') {
+    throw invalidArgument(
+      `The directory already has ${maxSdkKeysPerDirectory} SDK keys; remove one before generating another`,
+    );
+  }
   return sdkKey;
 }
 

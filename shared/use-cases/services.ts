@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { maxServicesPerDirectory } from '#shared/domain/limits';
 import type { Service, ServiceChanges } from '#shared/domain/service';
 import { quote } from '#shared/echo';
-import { ApiError, forbidden } from '#shared/errors';
+import { ApiError, forbidden, invalidArgument } from '#shared/errors';
 import type { Entity } from '#shared/protocol/entity';
 import { getHead, type HeadItem, ownershipOf } from '#shared/store/heads';
 import * as store from '#shared/store/services';
@@ -22,7 +23,8 @@ export interface NewService {
 
 /**
  * Creates a Directory Service (owner: a directory) or an Organization Service (owner: an organization): active unless
- * told otherwise, with null description and callback URL by default. A name any service uses is SVC-001.
+ * told otherwise, with null description and callback URL by default. A name any service uses is SVC-001; a directory
+ * that has `maxServicesPerDirectory` services already is ARG-001.
  */
 export async function createService(
   owner: Entity,
@@ -44,7 +46,13 @@ export async function createService(
     owner,
     organizationId,
   };
-  if (!(await store.createService(service, now))) throw serviceNameTaken(input.name);
+  const outcome = await store.createService(service, now);
+  if (outcome === 'name-taken') throw serviceNameTaken(input.name);
+  if (outcome === 'full') {
+    throw invalidArgument(
+      `The directory already has ${maxServicesPerDirectory} services, the most one directory holds; create this one in another directory`,
+    );
+  }
   return service.id;
 }
 

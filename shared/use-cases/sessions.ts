@@ -1,12 +1,13 @@
+import { maxSessionsPerUser } from '#shared/domain/limits';
 import type { UserKey, UserSession } from '#shared/domain/user';
-import { notFound } from '#shared/errors';
+import { invalidArgument, notFound } from '#shared/errors';
 import type { ApiIdentity } from '#shared/protocol/dialect';
 import { getServiceHeads } from '#shared/store/services';
 import { getUser, putUserSession, removeAllUserSessions, removeUserSession } from '#shared/store/users';
 import { isoSeconds } from '#shared/time';
 import { genericIconUrl } from '#shared/use-cases/services';
 
-/** A session as `POST /directory/v3/sessions/list` shows it (sdk-compatibility §7.5). */
+/** A session as `POST /directory/v3/sessions/list` shows it (docs/protocol.md#objects). */
 export interface SessionView {
   readonly service_id: string;
   readonly service_name: string;
@@ -15,14 +16,23 @@ export interface SessionView {
   readonly date_created: string;
 }
 
-/** Starts (or restarts) a user's session with a service; any auth_request id is accepted, or none. */
+/**
+ * Starts (or restarts) a user's session with a service; any auth_request id is accepted, or none. A new session of a
+ * user who has sessions with `maxSessionsPerUser` services already is ARG-001.
+ */
 export async function startSession(
   key: UserKey,
   session: { serviceId: string; authRequest: string | null; requester: string; identity: ApiIdentity },
   now: Date,
 ): Promise<void> {
   const stored: UserSession = { ...session, created: isoSeconds(now) };
-  if (!(await putUserSession(key, stored))) throw notFound('There is no such user');
+  const outcome = await putUserSession(key, stored);
+  if (outcome === 'missing') throw notFound('There is no such user');
+  if (outcome === 'full') {
+    throw invalidArgument(
+      `The user already has sessions with ${maxSessionsPerUser} services; end one before starting another`,
+    );
+  }
 }
 
 /** Ends a user's session with a service; ending one that does not exist is not an error. */
