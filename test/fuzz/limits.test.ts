@@ -21,6 +21,16 @@ import {
 } from '#test/support/fuzz-harness';
 import { rsaPublicKeyOfBits } from '#test/support/big-keys';
 import { rsaKeyPair } from '#test/support/keys';
+import {
+  circle,
+  largestRequestPolicy,
+  largestServicePolicy,
+  legacyPolicy,
+  territory,
+  timeFence,
+  times,
+  wide,
+} from '#test/support/largest-policy';
 import { type SchemaField, schemaFields } from '#test/support/schema-fields';
 import { setUpTenant } from '#test/support/tenant';
 
@@ -110,90 +120,11 @@ interface Fixture {
 // ---------------------------------------------------------------------------------------------------------------
 // Values
 
-let salt = 0;
-
-/**
- * `length` characters of three UTF-8 bytes each (CJK ideographs, which devices show), different on every call: the
- * most bytes a field of that many characters can hold once stored.
- */
-function wide(length: number): string {
-  const start = (salt++ * 7919) % 20_000;
-  return Array.from({ length }, (_, index) => String.fromCodePoint(0x4e00 + ((start + index) % 20_000))).join(
-    '',
-  );
-}
-
 /** A display name that NFKC makes eighteen times longer (U+FDFA), the worst case of a name claim's key. */
 const expandingName = (length: number) => `${wide(8)}${'\ufdfa'.repeat(length - 8)}`;
 
 const urlPrefix = 'https://limits.invalid/';
 const wideUrl = (length: number) => `${urlPrefix}${wide(length - urlPrefix.length)}`;
-
-/** The longest numbers JSON.stringify writes for a coordinate and a radius that a policy takes. */
-const longNumber = -1.2345678901234567e-100;
-const longRadius = 1.2345678901234567e-100;
-
-const circle = (name: string | null = wide(policyLimits.nameLength)) => ({
-  ...(name === null ? {} : { name }),
-  latitude: longNumber,
-  longitude: longNumber,
-  radius: longRadius,
-});
-
-const territory = (
-  name = wide(policyLimits.nameLength),
-  postalCode = wide(policyLimits.postalCodeLength),
-) => ({
-  type: 'TERRITORY',
-  name,
-  country: 'US',
-  administrative_area: 'US-NVX',
-  postal_code: postalCode,
-});
-
-const timeFence = (name = wide(policyLimits.nameLength)) => ({
-  name,
-  days: ['Wednesday', 'Thursday', 'Saturday', 'Tuesday', 'Monday', 'Friday', 'Sunday'],
-  'start hour': 23,
-  'start minute': 59,
-  'end hour': 23,
-  'end minute': 59,
-  timezone: 'America/Argentina/ComodRivadavia',
-});
-
-const settings = { requirement: 'forced requirement', quickfail: false, priority: Number.MAX_SAFE_INTEGER };
-
-/** A LEGACY policy in the factor form both SDKs send, with these locations and time fences. */
-function legacyPolicy(locations: unknown[], timeFences: unknown[] = []) {
-  return {
-    type: 'LEGACY',
-    minimum_requirements: [
-      { requirement: 'authenticated', any: 0, all: 0, knowledge: 1, inherence: 1, possession: 1 },
-    ],
-    factors: [
-      ...(locations.length > 0
-        ? [{ factor: 'geofence', ...settings, attributes: { locations, 'factor enabled': 1 } }]
-        : []),
-      ...(timeFences.length > 0
-        ? [{ factor: 'timefence', ...settings, attributes: { 'time fences': timeFences } }]
-        : []),
-      { factor: 'device integrity', ...settings, attributes: { 'factor enabled': 1 } },
-    ],
-  };
-}
-
-const times = <T>(count: number, make: (index: number) => T): T[] =>
-  Array.from({ length: count }, (_, index) => make(index));
-
-/** The largest service policy: every list and every name at its limit. */
-const largestServicePolicy = () =>
-  legacyPolicy(
-    times(policyLimits.fences, () => circle()),
-    times(policyLimits.timeFences, () => timeFence()),
-  );
-
-/** The largest policy of an authorization request: it takes no time fences. */
-const largestRequestPolicy = () => legacyPolicy(times(policyLimits.fences, () => circle()));
 
 const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 

@@ -9,6 +9,7 @@ import {
   parseServicePolicy,
   printServicePolicy,
 } from '#shared/domain/policy/service-policy';
+import { circle, legacyPolicy, territory, timeFence, times, wide } from '#test/support/largest-policy';
 
 const { fences, timeFences, nameLength, postalCodeLength, radiusMetres, policyBytes } = policyLimits;
 
@@ -25,55 +26,11 @@ const serviceReason = (input: unknown) => reasonFor(() => parseServicePolicy(inp
 const requestReason = (input: unknown) => reasonFor(() => parseAuthRequestPolicy(input));
 
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
-const times = <T>(count: number, make: (index: number) => T): T[] =>
-  Array.from({ length: count }, (_, index) => make(index));
-
-let salt = 0;
-/** CJK ideographs, three UTF-8 bytes each, different on every call (names must differ). */
-const wide = (length: number) => {
-  const start = (salt++ * 211) % 20_000;
-  return times(length, (index) => String.fromCodePoint(0x4e00 + ((start + index) % 20_000))).join('');
-};
-
-const circle = (name: string | null = wide(nameLength), radius = 1.2345678901234567e-100) => ({
-  ...(name === null ? {} : { name }),
-  latitude: -1.2345678901234567e-100,
-  longitude: -1.2345678901234567e-100,
-  radius,
-});
 const geoCircle = (name?: string | null, radius?: number) => ({
   type: 'GEO_CIRCLE',
   ...circle(name, radius),
 });
-const territory = (name = wide(nameLength), postalCode = wide(postalCodeLength)) => ({
-  type: 'TERRITORY',
-  name,
-  country: 'US',
-  administrative_area: 'US-NVX',
-  postal_code: postalCode,
-});
-const timeFence = (name = wide(nameLength)) => ({
-  name,
-  days: ['Wednesday', 'Thursday', 'Saturday', 'Tuesday', 'Monday', 'Friday', 'Sunday'],
-  'start hour': 23,
-  'start minute': 59,
-  'end hour': 23,
-  'end minute': 59,
-  // The longest zone id ICU keeps as it is, so the normal form is as long as it gets.
-  timezone: 'America/Argentina/Rio_Gallegos',
-});
-const settings = { requirement: 'forced requirement', quickfail: false, priority: Number.MAX_SAFE_INTEGER };
-const legacy = (locations: unknown[], fencesOfTime: unknown[] = []) => ({
-  type: 'LEGACY',
-  minimum_requirements: [{ requirement: 'authenticated', any: 0, knowledge: 1, inherence: 1, possession: 1 }],
-  factors: [
-    ...(locations.length ? [{ factor: 'geofence', ...settings, attributes: { locations } }] : []),
-    ...(fencesOfTime.length
-      ? [{ factor: 'timefence', ...settings, attributes: { 'time fences': fencesOfTime } }]
-      : []),
-    { factor: 'device integrity', ...settings, attributes: { 'factor enabled': 1 } },
-  ],
-});
+const legacy = legacyPolicy;
 const flat = (fields: Record<string, unknown>) => ({ type: 'LEGACY', amount: 1, ...fields });
 const methodAmount = (list: unknown[]) => ({ type: 'METHOD_AMOUNT', amount: 1, fences: list });
 const factors = (list: unknown[]) => ({ type: 'FACTORS', factors: ['KNOWLEDGE'], fences: list });
