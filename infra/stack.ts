@@ -39,7 +39,11 @@ export interface AuthorizationServiceStackProps extends StackProps {
   /** Keep the table when the stack is deleted, and refuse its deletion (default true). */
   readonly protectData?: boolean;
   readonly logRetention?: RetentionDays;
-  /** The API stage; `$default` (the default) serves at the API's root, any other name under `/<name>`. */
+  /**
+   * The API stage; `$default` (the default) serves at the API's root, any other name under `/<name>` of the API's own
+   * endpoint (a custom domain still serves at its root). The functions drop that `/<name>` from the path before the
+   * signature binding compares it, as the SDKs sign the path without their base URL's.
+   */
   readonly stageName?: string;
   /** Serve the API at a domain of your own, with an ACM certificate for it in the stack's region. */
   readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
@@ -173,9 +177,15 @@ export class AuthorizationServiceStack extends Stack {
           certificate: Certificate.fromCertificateArn(this, 'Certificate', props.customDomain.certificateArn),
         })
       : undefined;
+    const stageName = props.stageName ?? '$default';
+    // A stage named like a route's first segment would make `/<stage>/…` ambiguous to the functions, which drop a
+    // leading `/<stage>` only when the request came in under it.
+    if (httpRoutes.some((route) => route.path.split('/')[1] === stageName)) {
+      throw new Error(`stageName ${stageName} is the first segment of a route's path: choose another name`);
+    }
     const stage = new HttpStage(this, 'Stage', {
       httpApi: api,
-      stageName: props.stageName ?? '$default',
+      stageName,
       autoDeploy: true,
       throttle: props.throttle ?? { rateLimit: 100, burstLimit: 200 },
       accessLogSettings: {

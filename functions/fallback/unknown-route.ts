@@ -1,6 +1,6 @@
 import { clip, idEchoLength, quote } from '#shared/echo';
 import { ApiError, notFound } from '#shared/errors';
-import type { HttpEvent } from '#shared/http/event';
+import { type HttpEvent, requestPath } from '#shared/http/event';
 import { publicHandler } from '#shared/http/public-handler';
 import { signedHandler } from '#shared/http/signed-handler';
 
@@ -20,11 +20,11 @@ const unknownSignedRoute = signedHandler({
 
 const unknownPublicRoute = publicHandler(async (event) => {
   throw notFound(
-    `No route for ${clip(event.requestContext.http.method)} ${quote(event.rawPath, idEchoLength)}`,
+    `No route for ${clip(event.requestContext.http.method)} ${quote(requestPath(event), idEchoLength)}`,
   );
 });
 
 export const handler = (event: HttpEvent, context: Parameters<typeof unknownSignedRoute>[1]) =>
-  signedPrefixes.some((prefix) => event.rawPath.startsWith(prefix))
+  signedPrefixes.some((prefix) => requestPath(event).startsWith(prefix))
     ? unknownSignedRoute(event, context)
     : unknownPublicRoute(event, context);

@@ -23,13 +23,34 @@ export function rawBody(event: HttpEvent): Buffer | undefined {
 
 /**
  * The base URL clients reach this API at, for links the API hands out: PUBLIC_BASE_URL when an operator set one (a
- * custom domain), otherwise the scheme and host the request came in on.
+ * custom domain), otherwise the scheme, host and stage the request came in on.
  */
 export function publicBaseUrl(event: HttpEvent): string {
   const configured = process.env.PUBLIC_BASE_URL;
   if (configured) return configured.replace(/\/+$/, '');
   const scheme = header(event, 'x-forwarded-proto') ?? 'https';
-  return `${scheme}://${header(event, 'host') ?? event.requestContext.domainName}`;
+  return `${scheme}://${header(event, 'host') ?? event.requestContext.domainName}${stagePrefix(event)}`;
+}
+
+/**
+ * The path of the operation, as the route table names it and as a client signs it in `request.path`. API Gateway
+ * keeps a named stage in `rawPath` (`/prod/service/v3/auths`) when the request comes in at the API's own endpoint,
+ * while the SDKs sign only the path they append to their base URL, which holds the stage. So the stage goes.
+ */
+export function requestPath(event: HttpEvent): string {
+  const prefix = stagePrefix(event);
+  return prefix ? event.rawPath.slice(prefix.length) || '/' : event.rawPath;
+}
+
+/**
+ * `/<stage>` when the path arrived under its named stage; empty under `$default`, and through a custom domain, whose
+ * mapping puts no stage in the path.
+ */
+function stagePrefix(event: HttpEvent): string {
+  const { stage } = event.requestContext;
+  if (!stage || stage === '$default') return '';
+  const prefix = `/${stage}`;
+  return event.rawPath === prefix || event.rawPath.startsWith(`${prefix}/`) ? prefix : '';
 }
 
 /**
@@ -44,11 +65,12 @@ export function acceptedBody(event: HttpEvent): Buffer | undefined {
   return body;
 }
 
+/** The HTTP message a request JWT's `request` claim must describe exactly. */
 export function requestBinding(event: HttpEvent): HttpRequestBinding {
   const body = rawBody(event);
   return {
     method: event.requestContext.http.method,
-    path: event.rawPath,
+    path: requestPath(event),
     query: event.rawQueryString,
     ...(body === undefined ? {} : { body }),
   };
