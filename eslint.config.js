@@ -59,4 +59,16 @@ export default tseslint.config(
     files: ['eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,
   },
+  {
+    files: ['examples/**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // Plain Node with no dependencies: no type information, Node's globals, and a program that prints.
+    files: ['examples/**/*.mjs'],
+    languageOptions: {
+      globals: { Buffer: 'readonly', console: 'readonly', fetch: 'readonly', process: 'readonly' },
+    },
+    rules: { 'no-console': 'off' },
+  },
 );
