@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -21,7 +21,9 @@ const bareSection = /(?<!RFC \d{3,5} )§\s?\d/;
 function trackedTextFiles(): string[] {
   return execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
     .split('\0')
-    .filter((path) => path !== '' && !/\.(png|jpe?g|gif|ico|der|p12|woff2?)$/i.test(path));
+    .filter((path) => path !== '' && !/\.(png|jpe?g|gif|ico|der|p12|woff2?)$/i.test(path))
+    // A tracked file deleted in the working tree has nothing left to say.
+    .filter((path) => existsSync(`${root}/${path}`));
 }
 
 describe('the repository stands on its own', () => {
