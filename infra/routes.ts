@@ -44,6 +44,7 @@ export const httpRoutes: readonly HttpRoute[] = [
   unsigned('GET', '/public/v3/public-key/{kid}', 'public/get-public-key', { table: 'read' }),
   unsigned('GET', '/public/v3/icons/service.svg', 'public/get-service-icon', {}),
   unsigned('GET', '/public/v3/qrcodes/{code}', 'public/get-qr-code', { table: 'read' }),
+  unsigned('GET', '/public/v3/openapi.json', 'public/get-openapi', {}),
   unsigned('GET', '/v1/ping', 'v1/ping', { table: 'read' }),
   // The v1 poll decrypts the service's secret with the API's key.
   unsigned('GET', '/v1/poll', 'v1/poll', { table: 'read', apiKeys: true }),
