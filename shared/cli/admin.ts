@@ -1,39 +1,86 @@
-import { chmod, readFile, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { access, chmod, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { ApiKeySize } from '#shared/api-keys/key-ring';
 import type { ApiKeyRingStorage } from '#shared/api-keys/key-ring-storage';
 import type { WebhookQueueUrls } from '#shared/events/dead-letters';
+import { runningRuntime, runtimeRecordPath } from '#infra/local/runtime-record';
+import {
+  CliFailure,
+  dataDirectory,
+  exitCodes,
+  exitCodesHelp,
+  exitWith,
+  parseCommandLine,
+  refusal,
+  runCommand,
+  usageFailure,
+} from '#shared/cli/common';
+
+// The AWS SDK tells every process on Node 20 that its later versions need Node 22: noise for an operator, once per
+// command. Set before any of its clients loads.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ||= 'true';
+
+/** Each command's synopsis and what it does, for its usage line and the help. */
+const commands = {
+  'org create': {
+    synopsis: 'org create --name <name> [--public-key <file>] [--key-bits <n>] [--out <file>]',
+    about: `Create an organization and its first key. With --public-key the given PEM is registered; otherwise a key
+      pair is generated and the private key written to --out (default: ./org-<id>.pem, mode 0600).`,
+  },
+  'org list': { synopsis: 'org list', about: 'List organizations.' },
+  'org key add': {
+    synopsis:
+      'org key add --org <id> --public-key <file> [--key-type 0|1|2] [--expires <ISO 8601>] [--inactive]',
+    about: 'Register another public key for an organization (0 both, 1 encryption, 2 signature).',
+  },
+  'service v1-credentials': {
+    synopsis: 'service v1-credentials --service <id>',
+    about: `Issue the service's legacy v1 credentials for GET /v1/poll: an app key and a secret, shown once (only a digest
+      is kept). Issuing again retires the previous app key.`,
+  },
+  'webhooks dead-letters': {
+    synopsis: 'webhooks dead-letters',
+    about:
+      'List the webhook events in the dead-letter queue: what each was about, its attempts, and why it is there.',
+  },
+  'webhooks redrive': {
+    synopsis: 'webhooks redrive [--message <id> ...]',
+    about: 'Put dead events (all, or the messages named) back on the webhook queue as first attempts.',
+  },
+  'api-key list': { synopsis: 'api-key list', about: "List the API's public keys and which one is current." },
+  'api-key add': {
+    synopsis: 'api-key add [--bits 2048|3072|4096]',
+    about: 'Add an API key without making it current: publish it ahead of a rotation.',
+  },
+  'api-key rotate': {
+    synopsis: 'api-key rotate [--bits 2048|3072|4096 | --kid <kid>]',
+    about: `Make a new key (or the existing key --kid) current. Older keys stay published and in the key ring, so
+      responses they signed still verify and bodies encrypted to them still decrypt.`,
+  },
+} as const;
+type Command = keyof typeof commands;
+
+/** Commands that only read: before a local runtime's first start they have nothing to read, and make nothing. */
+const readOnly: readonly Command[] = ['org list', 'api-key list', 'webhooks dead-letters'];
+
+const usageOf = (command: Command) =>
+  `Usage: npm run admin -- ${commands[command].synopsis}\n(npm run admin -- --help for every command and option)`;
+const commandList = `Usage: npm run admin -- <command> [options]; commands: ${Object.keys(commands).join(', ')}
+(npm run admin -- --help for every command and option)`;
 
 const help = `Usage: npm run admin -- <command> [options]
 
 Operator commands for organizations and the API's own keys. By default they act on the local runtime's data
-directory (and use the running runtime if there is one); with --table they act on a deployed stack's table using
-your AWS credentials, and with --secret-id on its API key secret.
+directory (and use the running runtime if there is one, found from its record there); with --table they act on a
+deployed stack's table using your AWS credentials, and with --secret-id on its API key secret. A command that only
+reads creates nothing: before the local runtime's first start it says so.
 
 Commands:
-  org create --name <name> [--public-key <file>] [--key-bits <n>] [--out <file>]
-      Create an organization and its first key. With --public-key the given PEM is registered; otherwise a key
-      pair is generated and the private key written to --out (default: ./org-<id>.pem, mode 0600).
-  org list
-      List organizations.
-  org key add --org <id> --public-key <file> [--key-type 0|1|2] [--expires <ISO 8601>] [--inactive]
-      Register another public key for an organization (0 both, 1 encryption, 2 signature).
-  service v1-credentials --service <id>
-      Issue the service's legacy v1 credentials for GET /v1/poll: an app key and a secret, shown once (only a digest
-      is kept). Issuing again retires the previous app key.
-  webhooks dead-letters
-      List the webhook events in the dead-letter queue: what each was about, its attempts, and why it is there.
-  webhooks redrive [--message <id> ...]
-      Put dead events (all, or the messages named) back on the webhook queue as first attempts.
-  api-key list
-      List the API's public keys and which one is current.
-  api-key add [--bits 2048|3072|4096]
-      Add an API key without making it current: publish it ahead of a rotation.
-  api-key rotate [--bits 2048|3072|4096 | --kid <kid>]
-      Make a new key (or the existing key --kid) current. Older keys stay published and in the key ring, so
-      responses they signed still verify and bodies encrypted to them still decrypt.
+${Object.values(commands)
+  .map(({ synopsis, about }) => `  ${synopsis}\n      ${about}`)
+  .join('\n')}
 
 Target:
   --data-dir <path>     Local data directory (default: $DATA_DIR or .data)
@@ -43,92 +90,98 @@ Target:
   --queue-url <url>     The deployed webhook queue (stack output WebhookQueueUrl), for webhooks with --table
   --dlq-url <url>       The deployed dead-letter queue (stack output WebhookDeadLetterQueueUrl), likewise
   --json                Print results as JSON
-  -h, --help            Show this help`;
+  -h, --help            Show this help
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    name: { type: 'string' },
-    'public-key': { type: 'string' },
-    'key-bits': { type: 'string' },
-    out: { type: 'string' },
-    org: { type: 'string' },
-    service: { type: 'string' },
-    'key-type': { type: 'string' },
-    expires: { type: 'string' },
-    inactive: { type: 'boolean' },
-    bits: { type: 'string' },
-    kid: { type: 'string' },
-    'data-dir': { type: 'string' },
-    table: { type: 'string' },
-    region: { type: 'string' },
-    'secret-id': { type: 'string' },
-    'queue-url': { type: 'string' },
-    'dlq-url': { type: 'string' },
-    message: { type: 'string', multiple: true },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  },
-});
+${exitCodesHelp} With --table, 3 also means AWS could not be reached or no credentials were found.`;
 
-if (values.help || positionals.length === 0) {
+const { values, positionals } = parseCommandLine(
+  () =>
+    parseArgs({
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        'public-key': { type: 'string' },
+        'key-bits': { type: 'string' },
+        out: { type: 'string' },
+        org: { type: 'string' },
+        service: { type: 'string' },
+        'key-type': { type: 'string' },
+        expires: { type: 'string' },
+        inactive: { type: 'boolean' },
+        bits: { type: 'string' },
+        kid: { type: 'string' },
+        'data-dir': { type: 'string' },
+        table: { type: 'string' },
+        region: { type: 'string' },
+        'secret-id': { type: 'string' },
+        'queue-url': { type: 'string' },
+        'dlq-url': { type: 'string' },
+        message: { type: 'string', multiple: true },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
+  commandList,
+);
+
+if (values.help) {
   console.log(help);
-  process.exit(values.help ? 0 : 2);
+  process.exit(0);
 }
+if (positionals.length === 0) exitWith(usageFailure('Name a command.', commandList));
+const given = positionals.join(' ');
+if (!Object.hasOwn(commands, given)) exitWith(usageFailure(`Unknown command "${given}".`, commandList));
+const command = given as Command;
 
-const command = positionals.join(' ');
-const known = [
-  'org create',
-  'org list',
-  'org key add',
-  'service v1-credentials',
-  'webhooks dead-letters',
-  'webhooks redrive',
-  'api-key list',
-  'api-key add',
-  'api-key rotate',
-];
-if (!known.includes(command)) usage(`Unknown command "${command}".`);
-
-// The store reads its configuration when it loads: point it at its target first.
 let close = async (): Promise<void> => undefined;
 let keyRing: () => Promise<ApiKeyRingStorage>;
 let webhookQueues: () => Promise<{ client: SQSClient; urls: WebhookQueueUrls }>;
-if (values.table) {
-  process.env.TABLE_NAME = values.table;
-  if (values.region) process.env.AWS_REGION = values.region;
-  keyRing = async () => {
-    if (!values['secret-id']) usage('api-key add and rotate against AWS need --secret-id.');
-    const { secretKeyRingStorage } = await import('#shared/api-keys/key-ring-storage');
-    return secretKeyRingStorage(values['secret-id']);
-  };
-  webhookQueues = async () => {
-    if (!values['queue-url'] || !values['dlq-url'])
-      usage('webhooks with --table need --queue-url and --dlq-url.');
-    const { SQSClient } = await import('@aws-sdk/client-sqs');
-    return {
-      client: new SQSClient({}),
-      urls: { queueUrl: values['queue-url'], deadLetterQueueUrl: values['dlq-url'] },
+
+await runCommand(
+  async () => {
+    try {
+      await pointAtTarget();
+      print(await run(command));
+    } catch (error) {
+      throw explainAdmin(error);
+    } finally {
+      await close();
+    }
+  },
+  () => undefined,
+);
+
+/** The store reads its configuration when it loads: point it at the deployed table or the local data first. */
+async function pointAtTarget(): Promise<void> {
+  if (values.table) {
+    process.env.TABLE_NAME = values.table;
+    if (values.region) process.env.AWS_REGION = values.region;
+    keyRing = async () => {
+      if (!values['secret-id']) fail('api-key add and rotate against AWS need --secret-id.');
+      const { secretKeyRingStorage } = await import('#shared/api-keys/key-ring-storage');
+      return secretKeyRingStorage(values['secret-id']);
     };
-  };
-} else {
-  const { attachLocalStore } = await import('#infra/local/attach');
-  const { localTableName } = await import('#infra/local/runtime');
-  const attached = await attachLocalStore(
-    values['data-dir'] ?? process.env.DATA_DIR ?? '.data',
-    localTableName,
-  );
-  close = () => attached.close();
-  keyRing = async () => {
-    const { fileKeyRingStorage } = await import('#shared/api-keys/key-ring-storage');
-    return fileKeyRingStorage(attached.apiKeysFile);
-  };
+    webhookQueues = async () => {
+      if (!values['queue-url'] || !values['dlq-url'])
+        fail('webhooks with --table need --queue-url and --dlq-url.');
+      const { SQSClient } = await import('@aws-sdk/client-sqs');
+      return {
+        client: new SQSClient({}),
+        urls: { queueUrl: values['queue-url'], deadLetterQueueUrl: values['dlq-url'] },
+      };
+    };
+    return;
+  }
+  const dataDir = dataDirectory(values['data-dir']);
+  const running = await runningRuntime(dataDir);
   webhookQueues = async () => {
     // The local queues live in the running runtime's memory.
-    const { runningRuntime } = await import('#infra/local/attach');
-    const running = await runningRuntime(resolve(values['data-dir'] ?? process.env.DATA_DIR ?? '.data'));
-    if (!running)
-      throw new Error('The webhook queues exist only while the local runtime runs: npm start first.');
+    if (!running) {
+      throw new CliFailure(
+        `The webhook queues exist only while the local runtime runs, and none is recorded in ${runtimeRecordPath(dataDir)}: start it with \`npm start\`.`,
+        exitCodes.unreachable,
+      );
+    }
     const { SQSClient } = await import('@aws-sdk/client-sqs');
     const { engineClientConfig } = await import('#infra/local/engines');
     return {
@@ -136,21 +189,57 @@ if (values.table) {
       urls: { queueUrl: running.queueUrl, deadLetterQueueUrl: running.deadLetterQueueUrl },
     };
   };
+  if (command.startsWith('webhooks ')) return;
+  if (!running && readOnly.includes(command) && !(await exists(join(dataDir, 'dynamodb')))) {
+    throw new CliFailure(
+      `No local data in ${dataDir}: no local runtime has run there yet. Start one with \`npm start\`, or pass the --data-dir it uses.`,
+      exitCodes.unreachable,
+    );
+  }
+  const { attachLocalStore } = await import('#infra/local/attach');
+  const { localTableName } = await import('#infra/local/runtime');
+  const attached = await attachLocalStore(dataDir, localTableName);
+  close = () => attached.close();
+  keyRing = async () => {
+    const { fileKeyRingStorage } = await import('#shared/api-keys/key-ring-storage');
+    return fileKeyRingStorage(attached.apiKeysFile);
+  };
 }
 
-try {
-  print(await run(command));
-} catch (error) {
-  console.error(error instanceof Error ? error.message : error);
-  process.exitCode = 1;
-} finally {
-  await close();
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Every failure of an operator command is expected and printed in one line: AWS out of reach (or no credentials)
+ * is 3, anything the store or a use case refuses is 1.
+ */
+function explainAdmin(error: unknown): unknown {
+  if (error instanceof CliFailure || !(error instanceof Error)) return error;
+  const code = (error as { code?: unknown }).code;
+  const unreachable =
+    error.name === 'CredentialsProviderError' ||
+    error.name === 'TimeoutError' ||
+    (typeof code === 'string' &&
+      ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET'].includes(code));
+  if (unreachable) return new CliFailure(`AWS cannot be reached: ${error.message}`, exitCodes.unreachable);
+  // A file the operator named (a public key, --out) that cannot be read or written.
+  if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
+    return usageFailure(error.message, usageOf(command));
+  return refusal(error.message);
+}
+
+function fail(message: string): never {
+  throw usageFailure(message, usageOf(command));
 }
 
 async function run(name: string): Promise<Record<string, unknown> | Record<string, unknown>[]> {
   switch (name) {
     case 'org create': {
-      if (!values.name) usage('org create needs --name.');
+      if (!values.name) fail('org create needs --name.');
       const { createOrganization } = await import('#shared/use-cases/create-organization');
       const created = await createOrganization({
         name: values.name,
@@ -176,7 +265,7 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
       return (await listOrganizations()).map((organization) => ({ ...organization }));
     }
     case 'org key add': {
-      if (!values.org || !values['public-key']) usage('org key add needs --org and --public-key.');
+      if (!values.org || !values['public-key']) fail('org key add needs --org and --public-key.');
       const { getOrganization } = await import('#shared/store/organizations');
       if (!(await getOrganization(values.org))) throw new Error(`There is no organization ${values.org}`);
       const { addEntityKey } = await import('#shared/use-cases/entity-keys');
@@ -194,7 +283,7 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
       return { key_id: key.kid, key_type: key.keyType, active: key.active, date_expires: key.expires };
     }
     case 'service v1-credentials': {
-      if (!values.service) usage('service v1-credentials needs --service.');
+      if (!values.service) fail('service v1-credentials needs --service.');
       const { issueV1Credentials } = await import('#shared/use-cases/v1-poll');
       const issued = await issueV1Credentials(values.service);
       return { service_id: values.service, app_key: issued.app_key, secret: issued.secret };
@@ -240,13 +329,13 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
       return { kid: key.kid, created: key.created, current: name === 'api-key rotate' };
     }
     default:
-      return usage(`Unknown command "${name}".`);
+      return fail(`Unknown command "${name}".`);
   }
 }
 
 function bitsOption(): ApiKeySize {
   const bits = Number(values.bits ?? 2048);
-  if (bits !== 2048 && bits !== 3072 && bits !== 4096) usage('--bits must be 2048, 3072 or 4096.');
+  if (bits !== 2048 && bits !== 3072 && bits !== 4096) fail('--bits must be 2048, 3072 or 4096.');
   return bits;
 }
 
@@ -265,9 +354,4 @@ function print(result: Record<string, unknown> | Record<string, unknown>[]): voi
     );
     if (rows.length > 1) console.log('');
   }
-}
-
-function usage(message: string): never {
-  console.error(`${message}\n\n${help}`);
-  process.exit(2);
 }

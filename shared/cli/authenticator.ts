@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   Authenticator,
@@ -16,34 +16,43 @@ import {
   readAuthenticatorState,
   writeAuthenticatorState,
 } from '#shared/authenticator/state';
-import { defaultBaseUrl, defaultDataDir } from '#shared/cli/local-defaults';
-import { ApiRequestError } from '#shared/client/errors';
+import {
+  type ApiLocation,
+  dataDirectory,
+  exitCodesHelp,
+  exitWith,
+  locateApi,
+  parseCommandLine,
+  refusal,
+  runCommand,
+  usageFailure,
+} from '#shared/cli/common';
 
-const help = `Usage: npm run authenticator -- <command> [options]
-
-The reference authenticator: plays a user's device. It keeps its private key, its configuration and a FIFO of up
-to five PINs per service in a state file (mode 0600), evaluates each request's policy against the methods it is
-configured with, and answers with packages encrypted to the requester.
-
-Commands:
-  link --sdk-key <key> --code <code> [--base-url <url>]
-  link --sdk-key <key> --qrcode <url>
-      Link this device with a directory SDK key and the code (or the qrcode URL) of POST /directory/v3/devices.
-  pending
-      Show the request this device may answer now.
-  approve [<auth_request>]
-      Approve the pending request (or the one named). The policy decides what is actually sent: a device that
-      cannot meet it answers FAILED with the reason.
-  deny [<auth_request>] [--reason <id>]
-      Deny it, with one of the request's denial reasons (its fraud flag makes the answer FRAUDULENT) or none.
-  sessions
-      List the services the user has sessions with.
-  logout --service <id>
-      End the session with a service; the service gets a Session Ended webhook.
-  unlink
-      Unlink this device and delete its state file.
-  configure [options]
-      Change and show what the device has. Lists are comma-separated method names, or "none":
+/** Each command's synopsis and what it does, for its usage line and the help. */
+const commands = {
+  link: {
+    synopsis: 'link --sdk-key <key> (--code <code> | --qrcode <url>) [--name <name>] [--force]',
+    about: `Link this device with a directory SDK key and the code (or the qrcode URL) of POST /directory/v3/devices.`,
+  },
+  pending: { synopsis: 'pending', about: 'Show the request this device may answer now.' },
+  approve: {
+    synopsis: 'approve [<auth_request>]',
+    about: `Approve the pending request (or the one named). The policy decides what is actually sent: a device that
+      cannot meet it answers FAILED with the reason.`,
+  },
+  deny: {
+    synopsis: 'deny [<auth_request>] [--reason <id>]',
+    about: `Deny it, with one of the request's denial reasons (its fraud flag makes the answer FRAUDULENT) or none.`,
+  },
+  sessions: { synopsis: 'sessions', about: 'List the services the user has sessions with.' },
+  logout: {
+    synopsis: 'logout --service <id>',
+    about: 'End the session with a service; the service gets a Session Ended webhook.',
+  },
+  unlink: { synopsis: 'unlink', about: 'Unlink this device and delete its state file.' },
+  configure: {
+    synopsis: 'configure [options]',
+    about: `Change and show what the device has. Lists are comma-separated method names, or "none":
         --methods <list>         methods the user set up (the others are known but not set)
         --failing <list>         methods whose verification fails (a wrong PIN, an unknown finger)
         --not-allowed <list>     methods the app does not allow
@@ -53,76 +62,102 @@ Commands:
         --location <lat,lon|none>             current position, for geofences
         --territory <CC[,CC-AA[,postal]]|none> current country, region and postal code
         --rooted <yes|no>  --emulator <yes|no>  --busy-local <yes|no>
-      Methods: ${authMethodNames.join(', ')}.
+      Methods: ${authMethodNames.join(', ')}.`,
+  },
+} as const;
+type Command = keyof typeof commands;
+
+const usageOf = (command: Command) =>
+  `Usage: npm run authenticator -- ${commands[command].synopsis}\n(npm run authenticator -- --help for every command and option)`;
+const commandList = `Usage: npm run authenticator -- <command> [options]; commands: ${Object.keys(commands).join(', ')}
+(npm run authenticator -- --help for every command and option)`;
+
+const help = `Usage: npm run authenticator -- <command> [options]
+
+The reference authenticator: plays a user's device. It keeps its private key, its configuration and a FIFO of up
+to five PINs per service in a state file (mode 0600), evaluates each request's policy against the methods it is
+configured with, and answers with packages encrypted to the requester.
+
+Commands:
+${Object.values(commands)
+  .map(({ synopsis, about }) => `  ${synopsis}\n      ${about}`)
+  .join('\n')}
 
 Options:
   --state <file>     State file (default: $AUTHENTICATOR_STATE or <data dir>/authenticator.json)
-  --data-dir <path>  Data directory for the default state file (default: $DATA_DIR or .data)
-  --base-url <url>   Service base URL for link (default: $BASE_URL or http://127.0.0.1:$PORT, port 8080)
+  --data-dir <path>  The local runtime's data directory (default: $DATA_DIR or .data)
+  --base-url <url>   Service base URL (default: $BASE_URL; a device linked to this machine follows
+                     http://127.0.0.1:$PORT, else the running runtime recorded in the data directory, else the URL
+                     it was linked with; link's default ends with http://127.0.0.1:8080)
   --name <name>      Device name shown in the directory's device list (link)
   --force            link over an existing state file
   --json             Print results as JSON
   -h, --help         Show this help
 
-Exit status: 0 on success, 1 when the service refuses, 2 on bad usage.`;
+${exitCodesHelp}
+Nothing to answer, or a request that is not pending for this device, is 1.`;
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    state: { type: 'string' },
-    'data-dir': { type: 'string' },
-    'base-url': { type: 'string' },
-    'sdk-key': { type: 'string' },
-    code: { type: 'string' },
-    qrcode: { type: 'string' },
-    name: { type: 'string' },
-    force: { type: 'boolean' },
-    reason: { type: 'string' },
-    service: { type: 'string' },
-    methods: { type: 'string' },
-    failing: { type: 'string' },
-    'not-allowed': { type: 'string' },
-    unsupported: { type: 'string' },
-    'no-permission': { type: 'string' },
-    'user-required': { type: 'string' },
-    location: { type: 'string' },
-    territory: { type: 'string' },
-    rooted: { type: 'string' },
-    emulator: { type: 'string' },
-    'busy-local': { type: 'string' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  },
-});
+const { values, positionals } = parseCommandLine(
+  () =>
+    parseArgs({
+      allowPositionals: true,
+      options: {
+        state: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'base-url': { type: 'string' },
+        'sdk-key': { type: 'string' },
+        code: { type: 'string' },
+        qrcode: { type: 'string' },
+        name: { type: 'string' },
+        force: { type: 'boolean' },
+        reason: { type: 'string' },
+        service: { type: 'string' },
+        methods: { type: 'string' },
+        failing: { type: 'string' },
+        'not-allowed': { type: 'string' },
+        unsupported: { type: 'string' },
+        'no-permission': { type: 'string' },
+        'user-required': { type: 'string' },
+        location: { type: 'string' },
+        territory: { type: 'string' },
+        rooted: { type: 'string' },
+        emulator: { type: 'string' },
+        'busy-local': { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
+  commandList,
+);
 
-if (values.help || positionals.length === 0) {
+if (values.help) {
   console.log(help);
-  process.exit(values.help ? 0 : 2);
+  process.exit(0);
+}
+const [given, argument, ...extra] = positionals;
+if (given === undefined) exitWith(usageFailure('Name a command.', commandList));
+if (!Object.hasOwn(commands, given)) exitWith(usageFailure(`Unknown command "${given}".`, commandList));
+const command = given as Command;
+const usage = usageOf(command);
+const takesArgument = command === 'approve' || command === 'deny' || command === 'logout';
+if (extra.length > 0 || (argument !== undefined && !takesArgument)) {
+  exitWith(usageFailure(`Unexpected argument "${extra[0] ?? argument}".`, usage));
 }
 
-const [command, argument] = positionals;
-const statePath =
-  values.state ??
-  process.env.AUTHENTICATOR_STATE ??
-  join(defaultDataDir(values['data-dir']), 'authenticator.json');
+const dataDir = dataDirectory(values['data-dir']);
+const statePath = resolve(
+  values.state ?? process.env.AUTHENTICATOR_STATE ?? join(dataDir, 'authenticator.json'),
+);
+let api: ApiLocation | undefined;
 
-try {
-  await run();
-} catch (error) {
-  if (error instanceof ApiRequestError) {
-    console.error(`Refused: ${error.message}`);
-  } else {
-    console.error(error instanceof Error ? error.message : error);
-  }
-  process.exitCode = 1;
-}
+await runCommand(run, () => api);
 
 async function run(): Promise<void> {
   switch (command) {
     case 'link':
       return link();
     case 'pending': {
-      const requests = await device(await readAuthenticatorState(statePath)).pending();
+      const requests = await (await device()).pending();
       if (values.json) return print(requests);
       if (requests.length === 0) console.log('Nothing to answer.');
       for (const request of requests) console.log(describe(request));
@@ -133,7 +168,7 @@ async function run(): Promise<void> {
     case 'deny':
       return answer({ approve: false, ...(values.reason ? { denialReason: values.reason } : {}) });
     case 'sessions': {
-      const sessions = await device(await readAuthenticatorState(statePath)).sessions();
+      const sessions = await (await device()).sessions();
       if (values.json) return print(sessions);
       if (sessions.length === 0) console.log('No sessions.');
       for (const session of sessions) {
@@ -143,36 +178,62 @@ async function run(): Promise<void> {
     }
     case 'logout': {
       const serviceId = values.service ?? argument;
-      if (!serviceId) usage('logout needs --service <id>.');
-      await device(await readAuthenticatorState(statePath)).logout(serviceId);
+      if (!serviceId) throw usageFailure('logout needs --service <id>.', usage);
+      await (await device()).logout(serviceId);
       console.log(`Logged out of ${serviceId}.`);
       return;
     }
     case 'unlink': {
-      await device(await readAuthenticatorState(statePath)).unlink();
+      await (await device()).unlink();
       await rm(statePath, { force: true });
       console.log('Unlinked; the state file is deleted.');
       return;
     }
     case 'configure':
       return configure();
-    default:
-      usage(`Unknown command "${command}".`);
   }
 }
 
+/**
+ * The linked device, talking to where the API is now: a local runtime may have come back on another port since the
+ * link, and its record says which.
+ */
+async function device(): Promise<Authenticator> {
+  const state = await readAuthenticatorState(statePath);
+  api = await locateApi({
+    flag: values['base-url'],
+    dataDir,
+    linked: { baseUrl: state.baseUrl, statePath },
+    usage,
+  });
+  return new Authenticator({ ...state, baseUrl: api.baseUrl });
+}
+
 async function link(): Promise<void> {
-  if (!values['sdk-key']) usage('link needs --sdk-key.');
-  let baseUrl = defaultBaseUrl(values['base-url']);
+  if (!values['sdk-key']) throw usageFailure('link needs --sdk-key.', usage);
   let code = values.code;
-  if (values.qrcode) ({ baseUrl, code } = parseQrCodeUrl(values.qrcode));
-  if (!code) usage('link needs --code or --qrcode.');
+  let baseUrl: string | undefined;
+  if (values.qrcode) {
+    try {
+      ({ baseUrl, code } = parseQrCodeUrl(values.qrcode));
+    } catch (error) {
+      throw usageFailure(`${(error as Error).message}.`, usage);
+    }
+    api = { baseUrl, source: '--qrcode' };
+  }
+  if (!code) throw usageFailure('link needs --code or --qrcode.', usage);
   if (!values.force) {
     const existing = await readAuthenticatorState(statePath).catch(() => undefined);
-    if (existing) usage(`${statePath} already holds device ${existing.deviceId}; unlink it or pass --force.`);
+    if (existing) {
+      throw usageFailure(
+        `${statePath} already holds device ${existing.deviceId}; unlink it or pass --force.`,
+        usage,
+      );
+    }
   }
+  api ??= await locateApi({ flag: values['base-url'], dataDir, usage });
   const state = await linkAuthenticator({
-    baseUrl,
+    baseUrl: api.baseUrl,
     sdkKey: values['sdk-key'],
     code,
     name: values.name ?? 'Reference authenticator',
@@ -185,19 +246,32 @@ async function link(): Promise<void> {
 }
 
 async function answer(choice: UserChoice): Promise<void> {
-  const state = await readAuthenticatorState(statePath);
-  const authenticator = device(state);
+  const authenticator = await device();
   const requests = await authenticator.pending();
+  if (argument === undefined && requests.length > 1) {
+    const ids = requests.map((request) => request.auth_request).join(', ');
+    throw usageFailure(`Several requests are pending (${ids}): name one.`, usage);
+  }
   const request = argument
-    ? requests.find((candidate) => candidate.auth_request === argument)
-    : requests.length === 1
-      ? requests[0]
-      : undefined;
+    ? requests.find((candidate) => candidate.auth_request === argument.toLowerCase())
+    : requests[0];
   if (!request) {
-    throw new Error(argument ? `Request ${argument} is not pending for this device.` : 'Nothing to answer.');
+    throw refusal(argument ? `No pending auth request ${argument} for this device.` : 'Nothing to answer.');
+  }
+  const reasons = request.denial_reasons ?? [];
+  if (!choice.approve && choice.denialReason !== undefined) {
+    const offered = reasons.map((reason) => reason.id);
+    if (!offered.includes(choice.denialReason)) {
+      throw usageFailure(
+        `The request offers no denial reason "${choice.denialReason}"${offered.length > 0 ? ` (it offers ${offered.join(', ')})` : ''}.`,
+        usage,
+      );
+    }
   }
   const answered = await authenticator.answer(request, choice);
-  await writeAuthenticatorState(statePath, answered.state);
+  // The state keeps the URL the device was linked with; only this run followed the runtime elsewhere.
+  const stored = await readAuthenticatorState(statePath);
+  await writeAuthenticatorState(statePath, { ...answered.state, baseUrl: stored.baseUrl });
   const { type, reason, denialReason, authMethods } = answered.evaluation;
   if (values.json) return print({ auth_request: request.auth_request, ...answered.evaluation });
   console.log(
@@ -250,7 +324,7 @@ function reconfigure(current: DeviceConfiguration): DeviceConfiguration {
         Math.abs(latitude ?? 0) > 90 ||
         Math.abs(longitude ?? 0) > 180
       ) {
-        usage('--location must be <latitude>,<longitude> in degrees, or none.');
+        exitWith(usageFailure('--location must be <latitude>,<longitude> in degrees, or none.', usage));
       }
       next.location = { latitude: latitude as number, longitude: longitude as number };
     }
@@ -260,7 +334,7 @@ function reconfigure(current: DeviceConfiguration): DeviceConfiguration {
     else {
       const [country, administrativeArea, postalCode] = values.territory.split(',');
       if (!country || !/^[A-Z]{2}$/.test(country))
-        usage('--territory starts with a two-letter country code.');
+        exitWith(usageFailure('--territory starts with a two-letter country code.', usage));
       next.territory = {
         country,
         ...(administrativeArea ? { administrativeArea } : {}),
@@ -270,7 +344,7 @@ function reconfigure(current: DeviceConfiguration): DeviceConfiguration {
   }
   const yesNo = (option: string | undefined, name: string) => {
     if (option === undefined) return undefined;
-    if (option !== 'yes' && option !== 'no') usage(`--${name} must be yes or no.`);
+    if (option !== 'yes' && option !== 'no') exitWith(usageFailure(`--${name} must be yes or no.`, usage));
     return option === 'yes';
   };
   const rooted = yesNo(values.rooted, 'rooted');
@@ -287,14 +361,12 @@ function methodList(option: string): Set<AuthMethodName> {
   const names = option.split(',').map((name) => name.trim());
   for (const name of names) {
     if (!(authMethodNames as readonly string[]).includes(name)) {
-      usage(`Unknown method "${name}"; the methods are ${authMethodNames.join(', ')}.`);
+      exitWith(
+        usageFailure(`Unknown method "${name}"; the methods are ${authMethodNames.join(', ')}.`, usage),
+      );
     }
   }
   return new Set(names as AuthMethodName[]);
-}
-
-function device(state: AuthenticatorState): Authenticator {
-  return new Authenticator(state);
 }
 
 function describe(request: PendingAuthRequestView): string {
@@ -312,9 +384,4 @@ function describe(request: PendingAuthRequestView): string {
 
 function print(value: unknown): void {
   console.log(JSON.stringify(value, null, 2));
-}
-
-function usage(message: string): never {
-  console.error(`${message}\n\n${help}`);
-  process.exit(2);
 }

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { benchAuthFlow } from '#test/bench/auth-flow';
+import { benchCliCalls } from '#test/bench/cli-calls';
 import { benchColdStarts } from '#test/bench/cold-start';
 import type { EndpointCostFigures } from '#test/bench/endpoint-costs';
 import { startBenchEnvironment } from '#test/bench/environment';
@@ -21,6 +22,7 @@ const sections = [
   'http',
   'key-sizes',
   'webhooks',
+  'clis',
 ] as const;
 type Section = (typeof sections)[number];
 
@@ -36,6 +38,7 @@ const counts = {
   'key-size-requests': { full: 300, quick: 30 },
   'webhook-flows': { full: 100, quick: 10 },
   'webhook-events': { full: 500, quick: 50 },
+  'cli-calls': { full: 10, quick: 3 },
 } as const;
 type Count = keyof typeof counts;
 
@@ -68,6 +71,10 @@ bench-results/quick.json or bench-results/only-<sections>.json, so the full run'
               with ratios to 2048.
   webhooks    Webhooks through the local runtime's queue and worker to a receiver that verifies and decrypts
               them: latency from a device's answer to the webhook's arrival, and events delivered per second.
+  clis        Each CLI as a user runs it in a second terminal, against the local runtime in its own process found
+              from its record: call --help, a signed call, app policy, authenticator pending and admin org list,
+              --cli-calls times each; wall time per call through npm run (target ≤ 1000 ms) and of node running
+              the bundle alone, and the time esbuild takes to build the bundles.
 Then every budget the project sets (README, 'Performance and reliability'), met or missed.
 
 Options (full value / --quick value):
@@ -85,6 +92,7 @@ Options (full value / --quick value):
   --key-size-requests <n>    pipeline requests per API key size (300 / 30)
   --webhook-flows <n>        answers whose webhooks are timed (100 / 10)
   --webhook-events <n>       events queued at once for the throughput figure (500 / 50)
+  --cli-calls <n>            calls per CLI command, through npm and without it (10 / 3)
   --profile                  also write V8 CPU profiles of the pipeline's server phase and of each endpoint
                              class with the store's answers from memory to bench-results/pipeline.cpuprofile
                              and bench-results/class-<class>.cpuprofile
@@ -107,6 +115,7 @@ const { values } = parseArgs({
     'key-size-requests': { type: 'string' },
     'webhook-flows': { type: 'string' },
     'webhook-events': { type: 'string' },
+    'cli-calls': { type: 'string' },
   },
 });
 if (values.help) {
@@ -428,6 +437,28 @@ await section('webhooks', async () => {
   });
 });
 
+await section('clis', async () => {
+  const clis = await benchCliCalls(count('cli-calls'));
+  report.clis = clis;
+  console.log(
+    `\nCLI calls against the local runtime, ${clis.repetitions} of each (target ≤ 1000 ms through npm run); ` +
+      `building the bundles took ${clis.buildMs} ms`,
+  );
+  console.table(
+    Object.fromEntries(
+      clis.calls.map((each) => [
+        each.command,
+        {
+          'npm run, median ms': each.npmMs.median,
+          'npm run, max ms': each.npmMs.max,
+          'bundle alone, median ms': each.bundleMs.median,
+          'bundle alone, max ms': each.bundleMs.max,
+        },
+      ]),
+    ),
+  );
+});
+
 report.budgets = budgets(report);
 console.log('\nBudgets');
 console.table(report.budgets);
@@ -461,6 +492,7 @@ function budgets(
   const points = figures.scaling as Awaited<ReturnType<typeof benchScaling>> | undefined;
   const pipeline = figures.pipeline as Awaited<ReturnType<typeof benchPipeline>> | undefined;
   const coldStarts = figures.coldStarts as Awaited<ReturnType<typeof benchColdStarts>> | undefined;
+  const clis = figures.clis as Awaited<ReturnType<typeof benchCliCalls>> | undefined;
   const base = points?.[0];
   if (base) {
     const signed = base.classes.filter((each) => each.ratioToCrypto !== null);
@@ -553,6 +585,15 @@ function budgets(
       `max ${round(largest.bundleBytes / 1024, 1)} KB (${largest.handler})`,
       '≤ 500 KB',
       largest.bundleBytes <= 500 * 1024,
+    );
+  }
+  if (clis) {
+    const slowest = clis.calls.reduce((most, each) => (each.npmMs.median > most.npmMs.median ? each : most));
+    row(
+      'CLI call through npm run (median per command)',
+      `max ${slowest.npmMs.median} ms (${slowest.command})`,
+      '≤ 1000 ms',
+      slowest.npmMs.median <= 1000,
     );
   }
   return rows;

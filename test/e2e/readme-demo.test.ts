@@ -58,6 +58,52 @@ describe("the README's two-terminal demo", () => {
     expect(succeeded(await terminal('app', 'answer'))).toContain('denial reason: NOTME');
   }, 90_000);
 
+  it("gives each answer the README's policy and configure lines promise", async () => {
+    /** `npm run app -- ask && npm run authenticator -- approve`, then what the application reads. */
+    const askAndApprove = async (): Promise<string> => {
+      succeeded(await terminal('app', 'ask'));
+      const approved = /Answered \S+: (\S+)/.exec(succeeded(await terminal('authenticator', 'approve')))?.[1];
+      expect(succeeded(await terminal('app', 'answer'))).toContain(`: ${approved}`);
+      return approved as string;
+    };
+    expect(succeeded(await terminal('app', 'policy', '--amount', '1'))).toMatch(
+      /: 1 authentication method\n$/,
+    );
+    succeeded(await terminal('authenticator', 'configure', '--failing', 'pin_code'));
+    expect(await askAndApprove()).toBe('FAILED/AUTHENTICATION');
+
+    succeeded(await terminal('app', 'policy', '--types', 'inherence'));
+    succeeded(await terminal('authenticator', 'configure', '--no-permission', 'fingerprint'));
+    expect(await askAndApprove()).toBe('FAILED/PERMISSION');
+    succeeded(await terminal('authenticator', 'configure', '--unsupported', 'fingerprint'));
+    expect(await askAndApprove()).toBe('FAILED/CONFIGURATION');
+
+    succeeded(await terminal('app', 'policy', '--fence', '36.12,-115.17,500'));
+    succeeded(await terminal('authenticator', 'configure', '--location', '40.71,-74.00'));
+    expect(await askAndApprove()).toBe('FAILED/POLICY');
+    succeeded(await terminal('authenticator', 'configure', '--busy-local', 'yes'));
+    expect(await askAndApprove()).toBe('FAILED/BUSY_LOCAL');
+
+    succeeded(await terminal('app', 'policy', '--clear'));
+    succeeded(
+      await terminal(
+        'authenticator',
+        'configure',
+        '--failing',
+        'none',
+        '--no-permission',
+        'none',
+        '--unsupported',
+        'none',
+        '--location',
+        'none',
+        '--busy-local',
+        'no',
+      ),
+    );
+    expect(await askAndApprove()).toBe('AUTHORIZED/APPROVED');
+  }, 120_000);
+
   it('refuses clearly: bad usage exits 2 with help, a refusal exits 1', async () => {
     const unknown = await terminal('authenticator', 'fly');
     expect(unknown.code).toBe(2);
@@ -84,7 +130,7 @@ describe("the README's two-terminal demo", () => {
       '--data-dir',
       join(dataDir, 'none'),
     );
-    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.code).toBe(3);
     expect(elsewhere.stderr).toContain('only while the local runtime runs');
   }, 60_000);
 

@@ -118,3 +118,26 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * Runs one of the project's CLIs as `npm run <name>` does, from its esbuild bundle (shared/cli/run.sh builds it when
+ * a source changed), without npm's own start-up. A variable given as undefined is removed from the environment.
+ */
+export function runBuiltCli(
+  name: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<CliRun> {
+  const environment: NodeJS.ProcessEnv = { ...process.env, ...env };
+  for (const [variable, value] of Object.entries(env)) if (value === undefined) delete environment[variable];
+  return new Promise((resolve) => {
+    execFile(
+      'sh',
+      ['shared/cli/run.sh', name, ...args],
+      { cwd: projectRoot, env: environment },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+      },
+    );
+  });
+}

@@ -1,0 +1,236 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type CliRun,
+  freePort,
+  runBuiltCli,
+  type ServiceProcess,
+  startServiceProcess,
+} from '#test/support/service-process';
+
+let scratch: string;
+let dataDir: string;
+let running: ServiceProcess;
+let port: number;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'mfa-clis-'));
+  dataDir = join(scratch, 'data');
+  port = await freePort();
+  // As a user's first terminal: `PORT=<port> npm start`, the data directory given only by DATA_DIR.
+  running = await startServiceProcess([], { PORT: String(port), DATA_DIR: dataDir });
+});
+afterAll(async () => {
+  await running?.stop('SIGINT');
+  await rm(scratch, { recursive: true, force: true });
+});
+
+/** The second terminal: the same data directory, nothing else; not the first terminal's PORT. */
+function cli(name: string, args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+  return runBuiltCli(name, args, { PORT: undefined, BASE_URL: undefined, DATA_DIR: dataDir, ...env });
+}
+
+function succeeded(run: CliRun): string {
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  return run.stdout;
+}
+
+/** An expected failure: exactly one line on stderr, no stack trace, and its exit code. */
+function oneLine(run: CliRun, code: number): string {
+  expect(run.stderr).not.toMatch(/^\s+at /m);
+  expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+  expect(run.code).toBe(code);
+  return run.stderr.trimEnd();
+}
+
+/** Bad usage: one line saying what is wrong, then the usage of the command that was misused; exit 2. */
+function badUsage(run: CliRun, usage: string): string {
+  expect(run.stderr).not.toMatch(/^\s+at /m);
+  const [message, blank, ...rest] = run.stderr.trimEnd().split('\n');
+  expect(blank).toBe('');
+  expect(rest[0]).toBe(`Usage: npm run ${usage}`);
+  expect(run.code).toBe(2);
+  return message as string;
+}
+
+const uuid = () => crypto.randomUUID();
+
+describe('the CLIs beside a runtime started on another port', () => {
+  it('call finds the runtime from the record in the data directory alone', async () => {
+    expect(running.baseUrl).toBe(`http://127.0.0.1:${port}`);
+    expect(succeeded(await cli('call', ['GET', '/organization/v3/directories']))).toBe('200\n[]\n');
+  });
+
+  it('app policy makes the walkthrough answer FAILED/AUTHENTICATION for a failing PIN', async () => {
+    const setup = succeeded(await cli('app', ['setup']));
+    const link = /npm run authenticator -- (link .+)/.exec(setup)?.[1] as string;
+    succeeded(await cli('authenticator', link.split(' ')));
+
+    expect(succeeded(await cli('app', ['policy', '--amount', '1']))).toMatch(/: 1 authentication method\n$/);
+    succeeded(await cli('authenticator', ['configure', '--failing', 'pin_code']));
+    succeeded(await cli('app', ['ask']));
+    const approved = succeeded(await cli('authenticator', ['approve']));
+    expect(approved).toContain('FAILED/AUTHENTICATION');
+    expect(approved).toContain('Methods verified: pin_code failed');
+    expect(succeeded(await cli('app', ['answer']))).toContain('FAILED/AUTHENTICATION');
+
+    const shown = JSON.parse(succeeded(await cli('app', ['policy', '--json']))) as Record<string, unknown>;
+    expect(shown).toMatchObject({ type: 'METHOD_AMOUNT', amount: 1, fences: [] });
+    expect(succeeded(await cli('app', ['policy', '--clear']))).toMatch(/: none \(any device may answer\)\n$/);
+    succeeded(await cli('app', ['ask']));
+    expect(succeeded(await cli('authenticator', ['approve']))).toContain('AUTHORIZED/APPROVED');
+  }, 120_000);
+
+  it('sets the other policies the options describe: factor types and fences', async () => {
+    const set = succeeded(
+      await cli('app', [
+        'policy',
+        '--types',
+        'knowledge,inherence',
+        '--fence',
+        '36.12,-115.17,500,Strip',
+        '--fence',
+        '51.5,-0.12,1000',
+      ]),
+    );
+    expect(set).toContain('one method of each of inherence, knowledge; inside Strip (36.12,-115.17, 500 m)');
+    const shown = JSON.parse(succeeded(await cli('app', ['policy', '--json']))) as { fences: unknown[] };
+    expect(shown).toMatchObject({ type: 'FACTORS', factors: ['INHERENCE', 'KNOWLEDGE'] });
+    expect(shown.fences).toEqual([
+      { type: 'GEO_CIRCLE', name: 'Strip', latitude: 36.12, longitude: -115.17, radius: 500 },
+      { type: 'GEO_CIRCLE', latitude: 51.5, longitude: -0.12, radius: 1000 },
+    ]);
+    succeeded(await cli('app', ['policy', '--clear']));
+  }, 60_000);
+
+  it('prints an unsigned 404 as its status and body, not as a verification failure', async () => {
+    const line = oneLine(await cli('call', ['GET', '/no/such/route']), 1);
+    expect(line).toBe(
+      '404 Not Found (unsigned): {"error_code":"HTTP-404","error_detail":"No route for GET \\"/no/such/route\\""}',
+    );
+  });
+
+  it('says there is no such auth request for a wrong id, instead of waiting on it', async () => {
+    const id = uuid();
+    expect(oneLine(await cli('app', ['answer', id, '--wait', '5']), 1)).toBe(
+      `No auth request ${id}: this application did not ask it.`,
+    );
+    expect(oneLine(await cli('app', ['cancel', id]), 1)).toBe(`No pending auth request ${id}.`);
+    expect(oneLine(await cli('authenticator', ['approve', id]), 1)).toBe(
+      `No pending auth request ${id} for this device.`,
+    );
+  }, 60_000);
+
+  it('answers bad arguments with one line and the usage of that command', async () => {
+    expect(badUsage(await cli('call', ['--bogus']), 'call -- [options] <METHOD> <PATH> [JSON body]')).toMatch(
+      /^Unknown option '--bogus'/,
+    );
+    expect(badUsage(await cli('call', ['GET']), 'call -- [options] <METHOD> <PATH> [JSON body]')).toBe(
+      'Give a METHOD and a PATH, and optionally a JSON body.',
+    );
+    expect(
+      badUsage(
+        await cli('app', ['policy', '--amount', '1', '--types', 'knowledge']),
+        'app -- policy [--amount <n> | --types <list>] [--fence <lat,lon,radius[,name]> ...] [--clear]',
+      ),
+    ).toMatch(/^Give --amount or --types, not both/);
+    expect(
+      badUsage(
+        await cli('app', ['answer', 'not-an-id']),
+        'app -- answer [<auth_request>] [--wait <seconds>]',
+      ),
+    ).toBe('"not-an-id" is not an auth request id (a UUID).');
+    expect(
+      badUsage(
+        await cli('authenticator', ['configure', '--rooted', 'maybe']),
+        'authenticator -- configure [options]',
+      ),
+    ).toBe('--rooted must be yes or no.');
+    expect(
+      badUsage(
+        await cli('admin', ['org', 'create']),
+        'admin -- org create --name <name> [--public-key <file>] [--key-bits <n>] [--out <file>]',
+      ),
+    ).toBe('org create needs --name.');
+    expect(
+      badUsage(
+        await cli('admin', ['org', 'fly']),
+        'admin -- <command> [options]; commands: org create, org list, org key add, service v1-credentials, webhooks dead-letters, webhooks redrive, api-key list, api-key add, api-key rotate',
+      ),
+    ).toBe('Unknown command "org fly".');
+  }, 60_000);
+
+  it("keeps the AWS SDK's Node version notice out of admin's output, against a deployed table too", async () => {
+    const record = JSON.parse(await readFile(join(dataDir, 'runtime.json'), 'utf8')) as {
+      dynamoEndpoint: string;
+      tableName: string;
+    };
+    const unsilenced = {
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined,
+      NODE_NO_WARNINGS: undefined,
+    };
+    // --table as against AWS, the runtime's own store standing in for DynamoDB.
+    const deployed = await cli('admin', ['org', 'list', '--table', record.tableName, '--json'], {
+      ...unsilenced,
+      AWS_ENDPOINT_URL_DYNAMODB: record.dynamoEndpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_PROFILE: undefined,
+    });
+    expect(JSON.parse(succeeded(deployed))).toEqual([expect.objectContaining({ name: 'Demo Organization' })]);
+    expect(succeeded(await cli('admin', ['webhooks', 'dead-letters'], unsilenced))).toBe('(none)\n');
+  });
+});
+
+describe('the CLIs with no runtime to talk to', () => {
+  it('say in one line where they looked, with exit code 3', async () => {
+    const closed = await freePort();
+    const key = join(dataDir, 'demo-organization.key.pem');
+    const signed = ['--issuer', `org:${uuid()}`, '--key', key, 'GET', '/organization/v3/directories'];
+    expect(oneLine(await cli('call', signed, { PORT: String(closed) }), 3)).toBe(
+      `No API answers at http://127.0.0.1:${closed} (PORT=${closed}) — start it with \`npm start\``,
+    );
+
+    // A record whose process lives but whose port answers nothing (here: this test's own pid).
+    const hung = join(scratch, 'hung');
+    await mkdir(hung);
+    await writeFile(
+      join(hung, 'runtime.json'),
+      JSON.stringify({ pid: process.pid, baseUrl: `http://127.0.0.1:${closed}` }),
+    );
+    expect(oneLine(await cli('call', signed, { DATA_DIR: hung }), 3)).toBe(
+      `No API answers at http://127.0.0.1:${closed} (the runtime recorded in ${join(hung, 'runtime.json')}) — start it with \`npm start\``,
+    );
+
+    expect(oneLine(await cli('app', ['policy'], { PORT: String(closed) }), 3)).toMatch(
+      `No API answers at http://127.0.0.1:${closed} (PORT=${closed})`,
+    );
+    expect(oneLine(await cli('authenticator', ['pending'], { PORT: String(closed) }), 3)).toMatch(
+      `No API answers at http://127.0.0.1:${closed} (PORT=${closed})`,
+    );
+  }, 60_000);
+
+  it('refuse before the first start without creating its data directory', async () => {
+    const never = join(scratch, 'never-started');
+    for (const [name, args] of [
+      ['call', ['GET', '/organization/v3/directories']],
+      ['app', ['setup']],
+      ['admin', ['org', 'list']],
+      ['admin', ['api-key', 'list']],
+      ['admin', ['webhooks', 'dead-letters']],
+    ] as const) {
+      const line = oneLine(await cli(name, [...args], { DATA_DIR: never }), 3);
+      expect(line).toContain(never);
+      expect(line).toContain('`npm start`');
+    }
+    expect(oneLine(await cli('authenticator', ['pending'], { DATA_DIR: never }), 2)).toBe(
+      `No authenticator state at ${join(never, 'authenticator.json')}: link a device first`,
+    );
+    expect(existsSync(never)).toBe(false);
+  }, 60_000);
+});
