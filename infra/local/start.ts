@@ -78,17 +78,15 @@ MFA authorization service — local runtime
   Key id (kid)      ${organization.kid}
 
 First signed call, with the project's client:
-  npm run call -- ${callOptions(runtime.baseUrl, runtime.dataDir)}GET /organization/v3/directories
+  npm run call -- ${callOptions(runtime.dataDir)}GET /organization/v3/directories
 
 Ctrl-C stops the service.
 `);
 
-/** The options `npm run call` needs to find this runtime, when they are not its defaults. */
-function callOptions(baseUrl: string, dataDir: string): string {
-  const options = [];
-  if (baseUrl !== 'http://127.0.0.1:8080') options.push(`--base-url ${baseUrl}`);
-  if (dataDir !== resolve('.data')) options.push(`--data-dir ${dataDir}`);
-  return options.map((option) => `${option} `).join('');
+/** The options `npm run call` needs to find this runtime: its data directory when not the default (the runtime's
+ * record there gives the port). */
+function callOptions(dataDir: string): string {
+  return dataDir === resolve('.data') ? '' : `--data-dir ${dataDir} `;
 }
 
 let stopping = false;
