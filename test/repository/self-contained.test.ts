@@ -19,11 +19,13 @@ const outside = [
 const bareSection = /(?<!RFC \d{3,5} )§\s?\d/;
 
 function trackedTextFiles(): string[] {
-  return execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
-    .split('\0')
-    .filter((path) => path !== '' && !/\.(png|jpe?g|gif|ico|der|p12|woff2?)$/i.test(path))
-    // A tracked file deleted in the working tree has nothing left to say.
-    .filter((path) => existsSync(`${root}/${path}`));
+  return (
+    execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
+      .split('\0')
+      .filter((path) => path !== '' && !/\.(png|jpe?g|gif|ico|der|p12|woff2?)$/i.test(path))
+      // A tracked file deleted in the working tree has nothing left to say.
+      .filter((path) => existsSync(`${root}/${path}`))
+  );
 }
 
 describe('the repository stands on its own', () => {
