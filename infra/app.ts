@@ -40,6 +40,7 @@ const props: AuthorizationServiceStackProps = {
     : {}),
   ...(number('logRetentionDays') ? { logRetention: number('logRetentionDays') } : {}),
   ...(context('alarmEmail') ? { alarmEmail: context('alarmEmail') } : {}),
+  ...(context('pushContact') ? { pushContact: context('pushContact') } : {}),
 };
 new AuthorizationServiceStack(app, context('stackName') ?? 'MfaAuthorizationService', props);
 // cdk-nag's AwsSolutions pack on every synth: an unacknowledged error fails it.

@@ -20,6 +20,8 @@ export interface MonitoringProps {
   readonly stage: HttpStage;
   readonly workers: readonly IFunction[];
   readonly deadLetterQueue: IQueue;
+  readonly pushWorkers: readonly IFunction[];
+  readonly pushDeadLetterQueue: IQueue;
   readonly metricsNamespace: string;
   readonly alarmEmail?: string;
 }
@@ -27,8 +29,8 @@ export interface MonitoringProps {
 const fiveMinutes = Duration.minutes(5);
 
 /**
- * The alarms an operator needs: the API failing (5xx rate), Lambda throttling, webhook events piling up in the DLQ,
- * and the webhook worker failing outright. With an e-mail address they also notify.
+ * The alarms an operator needs: the API failing (5xx rate), Lambda throttling, webhook events or pushes piling up in
+ * their DLQs, and the webhook or push worker failing outright. With an e-mail address they also notify.
  */
 export class Monitoring extends Construct {
   readonly alarms: Alarm[] = [];
@@ -76,6 +78,24 @@ export class Monitoring extends Construct {
         threshold: 1,
         evaluationPeriods: 1,
         description: 'The webhook worker failed outright (its messages come back, then go to the DLQ)',
+      });
+    }
+
+    this.alarm('PushDeadLetters', {
+      metric: props.pushDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: fiveMinutes,
+        statistic: 'Maximum',
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      description: 'Pushes in the dead-letter queue: `admin push dead-letters` says why',
+    });
+    for (const [index, worker] of props.pushWorkers.entries()) {
+      this.alarm(`PushWorkerErrors${index === 0 ? '' : index}`, {
+        metric: worker.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        description: 'The push worker failed outright (its messages come back, then go to the DLQ)',
       });
     }
 

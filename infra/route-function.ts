@@ -17,6 +17,12 @@ export interface RouteFunctionResources {
   readonly webhookDeadLetterQueue: IQueue;
   /** The worker's environment: where webhooks may go, and how it retries (see webhookDelivery in routes.ts). */
   readonly webhookDeliveryEnvironment: Readonly<Record<string, string>>;
+  readonly pushQueue: IQueue;
+  readonly pushDeadLetterQueue: IQueue;
+  /** The push worker's environment: how it retries, and its VAPID contact (see pushDelivery in routes.ts). */
+  readonly pushDeliveryEnvironment: Readonly<Record<string, string>>;
+  /** The webhook address guard's policy, which push endpoints pass too. */
+  readonly destinationPolicyEnvironment: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
   /** CloudWatch metrics namespace of the service's own metrics. */
   readonly metricsNamespace: string;
@@ -113,6 +119,11 @@ export class RouteFunction extends NodejsFunction {
               ...resources.webhookDeliveryEnvironment,
             }
           : {}),
+        ...(access.pushQueue || access.pushDelivery ? { PUSH_QUEUE_URL: resources.pushQueue.queueUrl } : {}),
+        ...(access.pushDelivery
+          ? { PUSH_DLQ_URL: resources.pushDeadLetterQueue.queueUrl, ...resources.pushDeliveryEnvironment }
+          : {}),
+        ...(access.pushEndpoints || access.pushDelivery ? resources.destinationPolicyEnvironment : {}),
       },
       bundling: bundlingFor(props.handler),
       role: props.role,
@@ -162,6 +173,8 @@ function accessName(access: Access): string {
     ...(access.apiKeys ? ['ApiKeys'] : []),
     ...(access.webhookQueue ? ['WebhookQueue'] : []),
     ...(access.webhookDelivery ? ['WebhookDelivery'] : []),
+    ...(access.pushQueue ? ['PushQueue'] : []),
+    ...(access.pushDelivery ? ['PushDelivery'] : []),
   ];
   return words.length ? words.join('') : 'Logs';
 }
@@ -175,4 +188,6 @@ export function grantAccess(role: Role, access: Access, resources: RouteFunction
   if (access.apiKeys) resources.apiKeys.grantRead(role);
   if (access.webhookQueue || access.webhookDelivery) resources.webhookQueue.grantSendMessages(role);
   if (access.webhookDelivery) resources.webhookDeadLetterQueue.grantSendMessages(role);
+  if (access.pushQueue || access.pushDelivery) resources.pushQueue.grantSendMessages(role);
+  if (access.pushDelivery) resources.pushDeadLetterQueue.grantSendMessages(role);
 }

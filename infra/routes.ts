@@ -13,6 +13,12 @@ export interface Access {
   readonly webhookQueue?: boolean;
   /** Delivers webhooks: puts retries back on the webhook queue and moves dead messages to its DLQ. */
   readonly webhookDelivery?: boolean;
+  /** Checks push endpoints against the webhook address guard: gets its policy, no grant. */
+  readonly pushEndpoints?: boolean;
+  /** Sends to the push queue (never waited on by the caller's answer beyond the send itself). */
+  readonly pushQueue?: boolean;
+  /** Delivers pushes: puts retries back on the push queue and moves dead messages to its DLQ. */
+  readonly pushDelivery?: boolean;
 }
 
 export interface HttpRoute {
@@ -37,6 +43,9 @@ function unsigned(method: HttpMethod, path: string, handler: string, access: Acc
 
 /** Operations that announce what they did through the webhook queue. */
 const publishes: Access = { webhookQueue: true };
+
+/** Operations that start or end an auth request, which the user's devices hear about through the push queue. */
+const pushes: Access = { pushQueue: true };
 
 export const httpRoutes: readonly HttpRoute[] = [
   unsigned('GET', '/public/v3/ping', 'public/ping', {}),
@@ -85,9 +94,9 @@ export const httpRoutes: readonly HttpRoute[] = [
   signed('PUT', '/directory/v3/service/policy', 'directory/set-service-policy'),
   signed('DELETE', '/directory/v3/service/policy', 'directory/remove-service-policy'),
 
-  signed('POST', '/service/v3/auths', 'service/create-auth-request'),
+  signed('POST', '/service/v3/auths', 'service/create-auth-request', pushes),
   signed('GET', '/service/v3/auths/{auth_request}', 'service/get-auth-request'),
-  signed('DELETE', '/service/v3/auths/{auth_request}', 'service/cancel-auth-request'),
+  signed('DELETE', '/service/v3/auths/{auth_request}', 'service/cancel-auth-request', pushes),
   signed('POST', '/service/v3/sessions', 'service/start-session'),
   signed('DELETE', '/service/v3/sessions', 'service/end-session'),
   signed('POST', '/service/v3/totp', 'service/verify-totp'),
@@ -104,10 +113,16 @@ export const httpRoutes: readonly HttpRoute[] = [
   // The device API: this service's own, signed by the device's key (dev:<uuid>) once it has linked.
   unsigned('POST', '/device/v3/link', 'device/link', { table: 'write', ...publishes }),
   signed('GET', '/device/v3/auths', 'device/list-auth-requests'),
-  signed('POST', '/device/v3/auths/{auth_request}', 'device/answer-auth-request', publishes),
+  signed('POST', '/device/v3/auths/{auth_request}', 'device/answer-auth-request', {
+    ...publishes,
+    ...pushes,
+  }),
   signed('GET', '/device/v3/sessions', 'device/list-sessions'),
   signed('DELETE', '/device/v3/sessions', 'device/end-session', publishes),
   signed('DELETE', '/device/v3/link', 'device/unlink'),
+  signed('GET', '/device/v3/push', 'device/get-push'),
+  signed('PUT', '/device/v3/push', 'device/register-push', { pushEndpoints: true }),
+  signed('DELETE', '/device/v3/push', 'device/remove-push'),
 ];
 
 /** Requests that match no row: ARG-002 in a signed response under the signed prefixes, a plain 404 elsewhere. */
@@ -151,6 +166,39 @@ export const webhookConsumers: readonly QueueConsumer[] = [
     batchSize: 10,
     maxBatchingWindowSeconds: 1,
     access: { table: 'read', apiKeys: true, webhookDelivery: true },
+  },
+];
+
+/**
+ * The push queue, like the webhook queue. A push is worth little late, so its retries are quick and few; a message
+ * that announces a request's end may wait in the queue for the request's whole lifetime (at most 600 s, under SQS's
+ * 900 s delay).
+ */
+export const pushQueue = {
+  visibilityTimeoutSeconds: 60,
+  maxReceiveCount: 8,
+  deadLetterRetentionDays: 14,
+} as const;
+
+/**
+ * How the push worker delivers (its environment): a push may take 5 s; 5 attempts in all, the second after 2 s and
+ * each later one after twice the delay before (a push service's Retry-After wins when it asks for longer).
+ */
+export const pushDelivery = {
+  timeoutMs: 5_000,
+  maxAttempts: 5,
+  retryBaseSeconds: 2,
+  functionTimeoutSeconds: 30,
+} as const;
+
+/** Functions fed by the push queue. */
+export const pushConsumers: readonly QueueConsumer[] = [
+  {
+    handler: 'events/deliver-pushes',
+    batchSize: 10,
+    maxBatchingWindowSeconds: 0,
+    // Table writes: a gone channel is removed, and each delivered push is recorded so that a redelivery skips it.
+    access: { table: 'write', apiKeys: true, pushDelivery: true },
   },
 ];
 

@@ -27,6 +27,9 @@ import {
   consumerId,
   fallbackRoute,
   httpRoutes,
+  pushConsumers,
+  pushDelivery,
+  pushQueue as pushQueueSettings,
   routeId,
   webhookConsumers,
   webhookDelivery,
@@ -60,6 +63,11 @@ export interface AuthorizationServiceStackProps extends StackProps {
   readonly allowHttpWebhooks?: boolean;
   /** Where alarms are sent; without it they still change state in CloudWatch. */
   readonly alarmEmail?: string;
+  /**
+   * The VAPID contact push services see (`sub`, RFC 8292): a real `mailto:` or `https:` URL (Apple refuses made-up
+   * ones). Default: the API's base URL.
+   */
+  readonly pushContact?: string;
 }
 
 /**
@@ -95,6 +103,18 @@ export class AuthorizationServiceStack extends Stack {
       enforceSSL: true,
     });
 
+    const pushDeadLetterQueue = new Queue(this, 'PushDeadLetterQueue', {
+      retentionPeriod: Duration.days(pushQueueSettings.deadLetterRetentionDays),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    const pushQueue = new Queue(this, 'PushQueue', {
+      visibilityTimeout: Duration.seconds(pushQueueSettings.visibilityTimeoutSeconds),
+      deadLetterQueue: { queue: pushDeadLetterQueue, maxReceiveCount: pushQueueSettings.maxReceiveCount },
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+
     // The API's private key ring. The value CloudFormation generates is a placeholder: the ApiKeyRing custom resource
     // below replaces it with the real ring, which never appears in the template, an environment variable or a log.
     const apiKeys = new Secret(this, 'ApiKeyRing', {
@@ -102,6 +122,10 @@ export class AuthorizationServiceStack extends Stack {
         'Private key ring of the MFA authorization API (JSON; made at deploy, rotated with `admin api-key`)',
     });
 
+    const destinationPolicyEnvironment = {
+      WEBHOOK_ALLOW_HTTP: String(props.allowHttpWebhooks ?? false),
+      WEBHOOK_ALLOWED_NETWORKS: props.webhookAllowedNetworks ?? '',
+    };
     const resources: RouteFunctionResources = {
       table,
       apiKeys,
@@ -111,9 +135,16 @@ export class AuthorizationServiceStack extends Stack {
         WEBHOOK_TIMEOUT_MS: String(webhookDelivery.timeoutMs),
         WEBHOOK_MAX_ATTEMPTS: String(webhookDelivery.maxAttempts),
         WEBHOOK_RETRY_BASE_SECONDS: String(webhookDelivery.retryBaseSeconds),
-        WEBHOOK_ALLOW_HTTP: String(props.allowHttpWebhooks ?? false),
-        WEBHOOK_ALLOWED_NETWORKS: props.webhookAllowedNetworks ?? '',
+        ...destinationPolicyEnvironment,
       },
+      pushQueue,
+      pushDeadLetterQueue,
+      pushDeliveryEnvironment: {
+        PUSH_TIMEOUT_MS: String(pushDelivery.timeoutMs),
+        PUSH_MAX_ATTEMPTS: String(pushDelivery.maxAttempts),
+        PUSH_RETRY_BASE_SECONDS: String(pushDelivery.retryBaseSeconds),
+      },
+      destinationPolicyEnvironment,
       logRetention,
       metricsNamespace: 'MfaAuthorization',
     };
@@ -216,12 +247,32 @@ export class AuthorizationServiceStack extends Stack {
       );
       return worker;
     });
+    const pushWorkers = pushConsumers.map((consumer) => {
+      const worker = new RouteFunction(this, consumerId(consumer), {
+        handler: consumer.handler,
+        access: consumer.access,
+        resources,
+        role: roles.roleFor(consumer.access),
+        memorySize: 512,
+        timeout: Duration.seconds(pushDelivery.functionTimeoutSeconds),
+      });
+      worker.addEventSource(
+        new SqsEventSource(pushQueue, {
+          batchSize: consumer.batchSize,
+          maxBatchingWindow: Duration.seconds(consumer.maxBatchingWindowSeconds),
+          reportBatchItemFailures: true,
+        }),
+      );
+      return worker;
+    });
 
     new Monitoring(this, 'Monitoring', {
       api,
       stage,
       workers,
       deadLetterQueue,
+      pushWorkers,
+      pushDeadLetterQueue,
       metricsNamespace: resources.metricsNamespace,
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
     });
@@ -230,6 +281,8 @@ export class AuthorizationServiceStack extends Stack {
     const baseUrl = domainName
       ? `https://${props.customDomain?.domainName}`
       : (stage.url ?? api.apiEndpoint).replace(/\/$/, '');
+    for (const worker of pushWorkers)
+      worker.addEnvironment('PUSH_VAPID_SUBJECT', props.pushContact ?? baseUrl);
     new CfnOutput(this, 'BaseUrl', { value: baseUrl, description: 'Base URL to give the SDKs' });
     if (domainName) {
       new CfnOutput(this, 'CustomDomainTarget', {
@@ -250,6 +303,11 @@ export class AuthorizationServiceStack extends Stack {
     new CfnOutput(this, 'WebhookDeadLetterQueueUrl', {
       value: deadLetterQueue.queueUrl,
       description: 'For `admin webhooks`',
+    });
+    new CfnOutput(this, 'PushQueueUrl', { value: pushQueue.queueUrl, description: 'For `admin push`' });
+    new CfnOutput(this, 'PushDeadLetterQueueUrl', {
+      value: pushDeadLetterQueue.queueUrl,
+      description: 'For `admin push`',
     });
   }
 }

@@ -15,6 +15,10 @@ export const errorStatus = {
   'SVC-005': 409,
   'SVC-006': 400,
   'SVC-007': 400,
+  /** A number-matching request that ended after too many wrong codes (docs/protocol.md#number-matching). */
+  'SVC-008': 400,
+  /** A device's answer with the wrong number-matching code; the request stays pending while attempts remain. */
+  'SVC-009': 400,
   'DIR-001': 400,
   'KEY-001': 400,
   'KEY-002': 400,
@@ -37,6 +41,10 @@ export const errorStatus = {
   'AUTH-006': 401,
   /** The issuer has no active encryption-capable key, so no response can be encrypted to it. */
   'AUTH-007': 401,
+  /** Too many requests for one user in the directory's rate-limit window (docs/protocol.md#push-fatigue). */
+  'USR-001': 429,
+  /** The user is locked after denying a request as fraud (docs/protocol.md#push-fatigue). */
+  'USR-002': 429,
   'HTTP-403': 403,
   'HTTP-404': 404,
   /** A request that has expired, on the device API (the service API answers 408 without a body). */

@@ -7,7 +7,12 @@ export type ServiceMetric =
   | 'AuthRequestsExpired'
   | 'WebhooksDelivered'
   | 'WebhookAttemptsFailed'
-  | 'WebhooksDeadLettered';
+  | 'WebhooksDeadLettered'
+  | 'PushesNotQueued'
+  | 'PushesDelivered'
+  | 'PushChannelsGone'
+  | 'PushAttemptsFailed'
+  | 'PushesDeadLettered';
 
 const metrics = new Metrics({
   namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'MfaAuthorization',

@@ -13,7 +13,13 @@ export const handler = signedHandler({
       caller.subject,
       caller.subjectHead,
       pathParameters.auth_request ?? '',
-      { authJwe: body.auth_jwe, auth: body.auth, authV1: body.auth_v1 },
+      {
+        authJwe: body.auth_jwe,
+        auth: body.auth,
+        authV1: body.auth_v1,
+        fraud: body.fraud,
+        numberMatchCode: body.number_match_code,
+      },
       receivedAt,
     );
     countMetric('AuthRequestsAnswered');

@@ -20,6 +20,7 @@ export const handler = signedHandler({
         pushBody: body.push_body,
         denialReasons: body.denial_reasons,
         policy: body.policy,
+        numberMatching: body.number_matching,
       },
       receivedAt,
     );

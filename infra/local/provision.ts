@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { engineClientConfig } from '#infra/local/engines';
-import { webhookQueue } from '#infra/routes';
+import { pushQueue, webhookQueue } from '#infra/routes';
 import { partitionKeyName, sortKeyName } from '#shared/store/table-definition';
 
 /** Creates the table the way the CDK stack does, unless it exists already (a second start reuses `.data/`). */
@@ -52,13 +52,26 @@ export interface WebhookQueues {
 }
 
 /** The webhook queue and its DLQ, with the redrive policy the stack gives them. */
-export async function ensureQueues(endpoint: string, prefix: string): Promise<WebhookQueues> {
+export function ensureQueues(endpoint: string, prefix: string): Promise<WebhookQueues> {
+  return ensureQueuePair(endpoint, `${prefix}-webhooks`, webhookQueue);
+}
+
+/** The push queue and its DLQ, likewise. */
+export function ensurePushQueues(endpoint: string, prefix: string): Promise<WebhookQueues> {
+  return ensureQueuePair(endpoint, `${prefix}-push`, pushQueue);
+}
+
+async function ensureQueuePair(
+  endpoint: string,
+  name: string,
+  settings: { visibilityTimeoutSeconds: number; maxReceiveCount: number; deadLetterRetentionDays: number },
+): Promise<WebhookQueues> {
   const client = new SQSClient(engineClientConfig(endpoint));
   try {
     const { QueueUrl: deadLetterQueueUrl } = await client.send(
       new CreateQueueCommand({
-        QueueName: `${prefix}-webhooks-dlq`,
-        Attributes: { MessageRetentionPeriod: String(webhookQueue.deadLetterRetentionDays * 24 * 3600) },
+        QueueName: `${name}-dlq`,
+        Attributes: { MessageRetentionPeriod: String(settings.deadLetterRetentionDays * 24 * 3600) },
       }),
     );
     const { Attributes } = await client.send(
@@ -66,12 +79,12 @@ export async function ensureQueues(endpoint: string, prefix: string): Promise<We
     );
     const { QueueUrl: queueUrl } = await client.send(
       new CreateQueueCommand({
-        QueueName: `${prefix}-webhooks`,
+        QueueName: name,
         Attributes: {
-          VisibilityTimeout: String(webhookQueue.visibilityTimeoutSeconds),
+          VisibilityTimeout: String(settings.visibilityTimeoutSeconds),
           RedrivePolicy: JSON.stringify({
             deadLetterTargetArn: Attributes?.QueueArn,
-            maxReceiveCount: webhookQueue.maxReceiveCount,
+            maxReceiveCount: settings.maxReceiveCount,
           }),
         },
       }),

@@ -10,6 +10,9 @@ export interface RuntimeRecord {
   readonly tableName: string;
   readonly queueUrl: string;
   readonly deadLetterQueueUrl: string;
+  /** The push queue and its DLQ; absent from records written before pushes existed. */
+  readonly pushQueueUrl?: string;
+  readonly pushDeadLetterQueueUrl?: string;
 }
 
 /** Where a data directory's runtime record lives. */

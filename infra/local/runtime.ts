@@ -3,9 +3,15 @@ import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { removeRuntimeRecord, runningRuntime, writeRuntimeRecord } from '#infra/local/attach';
 import { engineEnvironment, type LocalEngines, startEngines } from '#infra/local/engines';
-import { ensureQueues, ensureTable, type WebhookQueues } from '#infra/local/provision';
+import { ensurePushQueues, ensureQueues, ensureTable, type WebhookQueues } from '#infra/local/provision';
 import type { QueuePoller } from '#infra/local/queue-poller';
-import { webhookConsumers, webhookDelivery } from '#infra/routes';
+import {
+  pushConsumers,
+  pushDelivery,
+  type QueueConsumer,
+  webhookConsumers,
+  webhookDelivery,
+} from '#infra/routes';
 import type { ApiKeySize } from '#shared/api-keys/key-ring';
 
 export interface LocalRuntimeOptions {
@@ -25,6 +31,7 @@ export interface LocalRuntime {
   readonly tableName: string;
   readonly apiKeysFile: string;
   readonly queues: WebhookQueues;
+  readonly pushQueues: WebhookQueues;
   readonly engines: Pick<LocalEngines, 'dynamoEndpoint' | 'sqsEndpoint'>;
   readonly organization: { organizationId: string; kid: string; privateKeyPath: string; created: boolean };
   /** Paths of the data directory that other users could read or write, tightened at this start. */
@@ -71,11 +78,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
     await ensureTable(engines.dynamoEndpoint, localTableName);
     const queues = await ensureQueues(engines.sqsEndpoint, localTableName);
+    const pushQueues = await ensurePushQueues(engines.sqsEndpoint, localTableName);
     Object.assign(process.env, {
       WEBHOOK_QUEUE_URL: queues.queueUrl,
       WEBHOOK_DLQ_URL: queues.deadLetterQueueUrl,
-      // Webhooks may go to this machine's own receivers; the operator's environment wins.
+      PUSH_QUEUE_URL: pushQueues.queueUrl,
+      PUSH_DLQ_URL: pushQueues.deadLetterQueueUrl,
+      // Webhooks and pushes may go to this machine's own receivers; the operator's environment wins.
       ...localWebhookDefaults(process.env),
+      ...localPushDefaults(process.env),
     });
 
     // The store and the handlers read their configuration when they load, so they load only now.
@@ -87,7 +98,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const { server, url } = await startHttpServer({ port: options.port, host: options.host ?? '127.0.0.1' });
     stops.push(() => closeServer(server));
 
-    const pollers = await startWebhookConsumers(engines.sqsEndpoint, queues);
+    const pollers = [
+      ...(await startConsumers(engines.sqsEndpoint, queues, 'webhooks', webhookConsumers, webhookDelivery)),
+      ...(await startConsumers(engines.sqsEndpoint, pushQueues, 'push', pushConsumers, pushDelivery)),
+    ];
     stops.push(async () => {
       await Promise.all(pollers.map((poller) => poller.stop()));
     });
@@ -100,6 +114,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       tableName: localTableName,
       queueUrl: queues.queueUrl,
       deadLetterQueueUrl: queues.deadLetterQueueUrl,
+      pushQueueUrl: pushQueues.queueUrl,
+      pushDeadLetterQueueUrl: pushQueues.deadLetterQueueUrl,
     });
     stops.push(() => removeRuntimeRecord(dataDir));
 
@@ -109,6 +125,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       tableName: localTableName,
       apiKeysFile: apiKeysPath,
       queues,
+      pushQueues,
       engines: { dynamoEndpoint: engines.dynamoEndpoint, sqsEndpoint: engines.sqsEndpoint },
       organization,
       tightened: engines.tightened,
@@ -132,11 +149,31 @@ function localWebhookDefaults(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(defaults).filter(([name]) => env[name] === undefined));
 }
 
-async function startWebhookConsumers(endpoint: string, queues: WebhookQueues): Promise<QueuePoller[]> {
-  if (webhookConsumers.length === 0) return [];
+/**
+ * The push worker's settings as in AWS; the VAPID contact is a placeholder of the right form, which a machine that
+ * pushes to real browsers should replace with the operator's own (PUSH_VAPID_SUBJECT).
+ */
+function localPushDefaults(env: NodeJS.ProcessEnv): Record<string, string> {
+  const defaults: Record<string, string> = {
+    PUSH_TIMEOUT_MS: String(pushDelivery.timeoutMs),
+    PUSH_MAX_ATTEMPTS: String(pushDelivery.maxAttempts),
+    PUSH_RETRY_BASE_SECONDS: String(pushDelivery.retryBaseSeconds),
+    PUSH_VAPID_SUBJECT: 'mailto:postmaster@example.com',
+  };
+  return Object.fromEntries(Object.entries(defaults).filter(([name]) => env[name] === undefined));
+}
+
+async function startConsumers(
+  endpoint: string,
+  queues: WebhookQueues,
+  queueName: string,
+  consumers: readonly QueueConsumer[],
+  delivery: { readonly functionTimeoutSeconds: number },
+): Promise<QueuePoller[]> {
+  if (consumers.length === 0) return [];
   const { startQueuePoller } = await import('#infra/local/queue-poller');
   return Promise.all(
-    webhookConsumers.map(async (consumer) => {
+    consumers.map(async (consumer) => {
       const specifier = `#functions/${consumer.handler}`;
       const { handler } = (await import(/* @vite-ignore */ specifier)) as {
         handler: Parameters<typeof startQueuePoller>[0]['handler'];
@@ -144,13 +181,13 @@ async function startWebhookConsumers(endpoint: string, queues: WebhookQueues): P
       return startQueuePoller({
         endpoint,
         queueUrl: queues.queueUrl,
-        queueArn: `arn:aws:sqs:us-east-1:000000000000:${localTableName}-webhooks`,
+        queueArn: `arn:aws:sqs:us-east-1:000000000000:${localTableName}-${queueName}`,
         functionName: consumer.handler,
         handler,
         batchSize: consumer.batchSize,
-        functionTimeoutMs: webhookDelivery.functionTimeoutSeconds * 1000,
-        // Short polls (see the poller) make an idle pause the floor of a webhook's latency; an empty receive costs
-        // the engine about a millisecond.
+        functionTimeoutMs: delivery.functionTimeoutSeconds * 1000,
+        // Short polls (see the poller) make an idle pause the floor of a webhook's or push's latency; an empty
+        // receive costs the engine about a millisecond.
         idleMs: 25,
       });
     }),

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
+import { createECDH, generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import type { SigningKey } from '#shared/protocol/jws';
 import { keyId } from '#shared/protocol/kid';
 import { importPrivateKey, publicKeyPem } from '#shared/protocol/pem';
@@ -13,6 +13,17 @@ export interface ApiKeyRingDocument {
    * 32 random bytes, base64. Made once with the ring and kept through every rotation, so hashes stay stable.
    */
   readonly hashKey?: string;
+  /**
+   * The deployment's VAPID key pair (RFC 8292), which signs every Web Push: made once with the ring and kept through
+   * every rotation, since browsers bind each subscription to the public half they were given.
+   */
+  readonly vapid?: VapidKeys;
+}
+
+/** A P-256 key pair as Web Push uses it: the uncompressed public point (65 bytes) and the private scalar, base64url. */
+export interface VapidKeys {
+  readonly publicKey: string;
+  readonly privateKey: string;
 }
 
 export interface StoredApiKey {
@@ -32,6 +43,8 @@ export interface ApiKeyRing {
   readonly privateKeys: readonly KeyObject[];
   /** The deployment's hash key (see ApiKeyRingDocument.hashKey). */
   readonly hashKey: Buffer;
+  /** The VAPID key pair; absent only from a ring no deployment or start has updated yet. */
+  readonly vapid: VapidKeys | undefined;
 }
 
 export const apiKeySizes = [2048, 3072, 4096] as const;
@@ -57,6 +70,7 @@ export function openApiKeyRing(document: ApiKeyRingDocument): ApiKeyRing {
     decryptionKey: (kid) => (kid === undefined ? currentKey : keys.get(kid)),
     privateKeys: [...keys.values()],
     hashKey,
+    vapid: document.vapid,
   };
 }
 
@@ -85,7 +99,27 @@ export function withApiKey(
     current: makeCurrent || !document ? key.kid : document.current,
     keys,
     hashKey: document?.hashKey ?? randomBytes(32).toString('base64'),
+    vapid: document?.vapid ?? generateVapidKeys(),
   };
+}
+
+/** A new VAPID key pair on P-256. */
+export function generateVapidKeys(): VapidKeys {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  // The scalar is 32 bytes, but Node drops its leading zero bytes, which web-push refuses.
+  const privateKey = Buffer.alloc(32);
+  const scalar = ecdh.getPrivateKey();
+  scalar.copy(privateKey, 32 - scalar.length);
+  return {
+    publicKey: ecdh.getPublicKey().toString('base64url'),
+    privateKey: privateKey.toString('base64url'),
+  };
+}
+
+/** A ring made before Web Push existed, given its VAPID key pair. */
+export function withVapidKeys(document: ApiKeyRingDocument): ApiKeyRingDocument {
+  return document.vapid ? document : { ...document, vapid: generateVapidKeys() };
 }
 
 /** A ring made before hash keys existed, given one. */

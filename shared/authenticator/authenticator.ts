@@ -34,8 +34,12 @@ export interface LinkOptions {
 }
 
 /** What the user does with a request: approve it, or deny it, with one of the request's denial reasons or none. */
-export type UserChoice =
-  { readonly approve: true } | { readonly approve: false; readonly denialReason?: string };
+export type UserChoice = (
+  { readonly approve: true } | { readonly approve: false; readonly denialReason?: string }
+) & {
+  /** The code the application shows, as the user typed it: a request with `number_match` needs it to be answered. */
+  readonly numberMatchCode?: string;
+};
 
 export interface AnsweredRequest {
   readonly evaluation: Evaluation;
@@ -128,7 +132,12 @@ export class Authenticator {
       servicePins,
       evaluation,
     });
-    await this.send(`/device/v3/auths/${request.auth_request}`, packages);
+    // The service cannot read the sealed answer: a fraud denial and the typed code travel beside it.
+    await this.send(`/device/v3/auths/${request.auth_request}`, {
+      ...packages,
+      ...(evaluation.reason === 'FRAUDULENT' ? { fraud: true } : {}),
+      ...(choice.numberMatchCode === undefined ? {} : { number_match_code: choice.numberMatchCode }),
+    });
     return {
       evaluation,
       state: { ...this.state, servicePins: { ...this.state.servicePins, [serviceId]: servicePins } },
@@ -139,7 +148,10 @@ export class Authenticator {
    * Posts an answer, resending the very same packages while the service is unavailable: the service records an
    * answer once and takes the same one again as a success, so a retry can neither lose the answer nor change it.
    */
-  private async send(path: string, packages: AnswerPackages): Promise<void> {
+  private async send(
+    path: string,
+    packages: AnswerPackages & { fraud?: true; number_match_code?: string },
+  ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.client.call('POST', path, { body: packages });
@@ -160,6 +172,29 @@ export class Authenticator {
   /** Ends the user's session with a service; the service receives a Session Ended event. */
   async logout(serviceId: string): Promise<void> {
     await this.client.call('DELETE', '/device/v3/sessions', { body: { service_id: serviceId } });
+  }
+
+  /** The service's VAPID public key, and the type of this device's push channel (or null). */
+  async pushSettings(): Promise<{ vapid_public_key: string; channel: string | null }> {
+    const { body } = await this.client.call<{ vapid_public_key: string; channel: string | null }>(
+      'GET',
+      '/device/v3/push',
+    );
+    if (!body) throw new Error('GET /device/v3/push answered no body');
+    return body;
+  }
+
+  /** Registers a Web Push subscription (what `PushSubscription.toJSON()` gives) as this device's push channel. */
+  async registerWebPush(subscription: {
+    endpoint: string;
+    keys: { p256dh: string; auth: string };
+  }): Promise<void> {
+    await this.client.call('PUT', '/device/v3/push', { body: { webpush: subscription } });
+  }
+
+  /** Removes this device's push channel. */
+  async removePush(): Promise<void> {
+    await this.client.call('DELETE', '/device/v3/push');
   }
 
   /** Unlinks this device: its key stops working at once. */

@@ -40,6 +40,20 @@ const commands = {
     about: `Issue the service's legacy v1 credentials for GET /v1/poll: an app key and a secret, shown once (only a digest
       is kept). Issuing again retires the previous app key.`,
   },
+  'directory settings': {
+    synopsis:
+      'directory settings --directory <id> [--rate-limit <count>/<seconds>] [--fraud-lock <seconds>|off]',
+    about: `Show or change a directory's protections against push fatigue: the requests one user may be sent per
+      window (default 30/600), and how long a user is locked after denying a request as fraud (default off).`,
+  },
+  'locks list': {
+    synopsis: 'locks list --directory <id>',
+    about: "List the directory's users locked after a fraud denial, and until when.",
+  },
+  'locks clear': {
+    synopsis: 'locks clear --directory <id> --user <identifier>',
+    about: "Lift a user's lock: the directory's services may ask the user again at once.",
+  },
   'webhooks dead-letters': {
     synopsis: 'webhooks dead-letters',
     about:
@@ -48,6 +62,15 @@ const commands = {
   'webhooks redrive': {
     synopsis: 'webhooks redrive [--message <id> ...]',
     about: 'Put dead events (all, or the messages named) back on the webhook queue as first attempts.',
+  },
+  'push dead-letters': {
+    synopsis: 'push dead-letters',
+    about:
+      'List the pushes in the dead-letter queue: which request and device, its attempts, and why it is there.',
+  },
+  'push redrive': {
+    synopsis: 'push redrive [--message <id> ...]',
+    about: 'Put dead pushes (all, or the messages named) back on the push queue as first attempts.',
   },
   'api-key list': { synopsis: 'api-key list', about: "List the API's public keys and which one is current." },
   'api-key add': {
@@ -63,7 +86,13 @@ const commands = {
 type Command = keyof typeof commands;
 
 /** Commands that only read: before a local runtime's first start they have nothing to read, and make nothing. */
-const readOnly: readonly Command[] = ['org list', 'api-key list', 'webhooks dead-letters'];
+const readOnly: readonly Command[] = [
+  'org list',
+  'api-key list',
+  'webhooks dead-letters',
+  'push dead-letters',
+  'locks list',
+];
 
 const usageOf = (command: Command) =>
   `Usage: npm run admin -- ${commands[command].synopsis}\n(npm run admin -- --help for every command and option)`;
@@ -87,8 +116,9 @@ Target:
   --table <name>        A deployed stack's table (AWS; region from $AWS_REGION or --region)
   --region <region>     AWS region for --table and --secret-id
   --secret-id <id>      The deployed API key secret (needed by api-key add and rotate with --table)
-  --queue-url <url>     The deployed webhook queue (stack output WebhookQueueUrl), for webhooks with --table
-  --dlq-url <url>       The deployed dead-letter queue (stack output WebhookDeadLetterQueueUrl), likewise
+  --queue-url <url>     The deployed webhook queue (stack output WebhookQueueUrl), for webhooks with --table;
+                        for push, the push queue (PushQueueUrl)
+  --dlq-url <url>       The deployed dead-letter queue (WebhookDeadLetterQueueUrl or PushDeadLetterQueueUrl), likewise
   --json                Print results as JSON
   -h, --help            Show this help
 
@@ -105,6 +135,10 @@ const { values, positionals } = parseCommandLine(
         out: { type: 'string' },
         org: { type: 'string' },
         service: { type: 'string' },
+        directory: { type: 'string' },
+        user: { type: 'string' },
+        'rate-limit': { type: 'string' },
+        'fraud-lock': { type: 'string' },
         'key-type': { type: 'string' },
         expires: { type: 'string' },
         inactive: { type: 'boolean' },
@@ -136,6 +170,8 @@ const command = given as Command;
 let close = async (): Promise<void> => undefined;
 let keyRing: () => Promise<ApiKeyRingStorage>;
 let webhookQueues: () => Promise<{ client: SQSClient; urls: WebhookQueueUrls }>;
+/** The push queue and its DLQ: with --table, the --queue-url and --dlq-url given (the stack's Push… outputs). */
+let pushQueues: () => Promise<{ client: SQSClient; urls: WebhookQueueUrls }>;
 
 await runCommand(
   async () => {
@@ -163,13 +199,14 @@ async function pointAtTarget(): Promise<void> {
     };
     webhookQueues = async () => {
       if (!values['queue-url'] || !values['dlq-url'])
-        fail('webhooks with --table need --queue-url and --dlq-url.');
+        fail('webhooks and push with --table need --queue-url and --dlq-url.');
       const { SQSClient } = await import('@aws-sdk/client-sqs');
       return {
         client: new SQSClient({}),
         urls: { queueUrl: values['queue-url'], deadLetterQueueUrl: values['dlq-url'] },
       };
     };
+    pushQueues = webhookQueues;
     return;
   }
   const dataDir = dataDirectory(values['data-dir']);
@@ -189,7 +226,18 @@ async function pointAtTarget(): Promise<void> {
       urls: { queueUrl: running.queueUrl, deadLetterQueueUrl: running.deadLetterQueueUrl },
     };
   };
-  if (command.startsWith('webhooks ')) return;
+  pushQueues = async () => {
+    const { client } = await webhookQueues();
+    if (!running?.pushQueueUrl || !running.pushDeadLetterQueueUrl) {
+      client.destroy();
+      throw new CliFailure('The running local runtime predates pushes: restart it.', exitCodes.unreachable);
+    }
+    return {
+      client,
+      urls: { queueUrl: running.pushQueueUrl, deadLetterQueueUrl: running.pushDeadLetterQueueUrl },
+    };
+  };
+  if (command.startsWith('webhooks ') || command.startsWith('push ')) return;
   if (!running && readOnly.includes(command) && !(await exists(join(dataDir, 'dynamodb')))) {
     throw new CliFailure(
       `No local data in ${dataDir}: no local runtime has run there yet. Start one with \`npm start\`, or pass the --data-dir it uses.`,
@@ -288,26 +336,51 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
       const issued = await issueV1Credentials(values.service);
       return { service_id: values.service, app_key: issued.app_key, secret: issued.secret };
     }
+    case 'directory settings': {
+      if (!values.directory) fail('directory settings needs --directory.');
+      const { updateDirectorySettings } = await import('#shared/use-cases/push-fatigue');
+      return {
+        ...(await updateDirectorySettings(values.directory, {
+          ...(values['rate-limit'] === undefined ? {} : { rateLimit: values['rate-limit'] }),
+          ...(values['fraud-lock'] === undefined ? {} : { fraudLock: values['fraud-lock'] }),
+        })),
+      };
+    }
+    case 'locks list': {
+      if (!values.directory) fail('locks list needs --directory.');
+      const { listLockedUsers } = await import('#shared/use-cases/push-fatigue');
+      return listLockedUsers(values.directory, new Date());
+    }
+    case 'locks clear': {
+      if (!values.directory || values.user === undefined) fail('locks clear needs --directory and --user.');
+      const { unlockUser } = await import('#shared/use-cases/push-fatigue');
+      await unlockUser(values.directory, values.user);
+      return { directory_id: values.directory, identifier: values.user, locked: false };
+    }
     case 'webhooks dead-letters':
-    case 'webhooks redrive': {
-      const { client, urls } = await webhookQueues();
+    case 'webhooks redrive':
+    case 'push dead-letters':
+    case 'push redrive': {
+      const push = name.startsWith('push ');
+      const { client, urls } = await (push ? pushQueues() : webhookQueues());
       const deadLetters = await import('#shared/events/dead-letters');
+      const codec = push ? deadLetters.pushMessages : deadLetters.webhookMessages;
       try {
-        const found =
-          name === 'webhooks dead-letters'
-            ? await deadLetters.listDeadLetters(client, urls)
-            : await deadLetters.redriveDeadLetters(
-                client,
-                urls,
-                values.message ? new Set(values.message) : undefined,
-              );
+        const found = name.endsWith('dead-letters')
+          ? await deadLetters.listDeadLetters(client, urls, 1000, codec)
+          : await deadLetters.redriveDeadLetters(
+              client,
+              urls,
+              values.message ? new Set(values.message) : undefined,
+              codec,
+            );
         return found.map((letter) => ({
           message_id: letter.messageId,
           ...(letter.event ?? { event: '(not an event of this service)' }),
           attempts: letter.attempts,
           reason: letter.reason,
           sent_at: letter.sentAt,
-          ...(name === 'webhooks redrive' ? { redriven: true } : {}),
+          ...(name.endsWith('redrive') ? { redriven: true } : {}),
         }));
       } finally {
         client.destroy();

@@ -36,13 +36,20 @@ const commands = {
   },
   pending: { synopsis: 'pending', about: 'Show the request this device may answer now.' },
   approve: {
-    synopsis: 'approve [<auth_request>]',
+    synopsis: 'approve [<auth_request>] [--code <code>]',
     about: `Approve the pending request (or the one named). The policy decides what is actually sent: a device that
-      cannot meet it answers FAILED with the reason.`,
+      cannot meet it answers FAILED with the reason. A request with number matching needs --code, the code the
+      application shows; the service refuses a wrong one and ends the request after 3.`,
   },
   deny: {
-    synopsis: 'deny [<auth_request>] [--reason <id>]',
+    synopsis: 'deny [<auth_request>] [--reason <id>] [--code <code>]',
     about: `Deny it, with one of the request's denial reasons (its fraud flag makes the answer FRAUDULENT) or none.`,
+  },
+  watch: {
+    synopsis: 'watch',
+    about: `Receive pushes as a browser would: register a Web Push subscription whose endpoint is a loopback receiver
+      of this process, decrypt each push with its own keys, show each request the moment it arrives and say when it
+      ends. Ctrl-C removes the subscription. Works against a local runtime (whose address guard allows loopback).`,
   },
   sessions: { synopsis: 'sessions', about: 'List the services the user has sessions with.' },
   logout: {
@@ -164,9 +171,15 @@ async function run(): Promise<void> {
       return;
     }
     case 'approve':
-      return answer({ approve: true });
+      return answer({ approve: true, ...typedCode() });
     case 'deny':
-      return answer({ approve: false, ...(values.reason ? { denialReason: values.reason } : {}) });
+      return answer({
+        approve: false,
+        ...(values.reason ? { denialReason: values.reason } : {}),
+        ...typedCode(),
+      });
+    case 'watch':
+      return watch();
     case 'sessions': {
       const sessions = await (await device()).sessions();
       if (values.json) return print(sessions);
@@ -192,6 +205,36 @@ async function run(): Promise<void> {
     case 'configure':
       return configure();
   }
+}
+
+/** Shows requests as their pushes arrive, until Ctrl-C. */
+async function watch(): Promise<void> {
+  const authenticator = await device();
+  const { watchPushes } = await import('#shared/authenticator/push-watch');
+  const watching = await watchPushes(authenticator, {
+    onPush(push) {
+      if (push.type === 'auth_request_ended') {
+        console.log(`${push.auth_request}: ${push.body}`);
+        return;
+      }
+      console.log(`${push.title}: ${push.body}`);
+      authenticator.pending().then(
+        (requests) => {
+          for (const request of requests.filter((each) => each.auth_request === push.auth_request)) {
+            console.log(values.json ? JSON.stringify(request) : describe(request));
+          }
+        },
+        (error: unknown) => console.error(`Could not read ${push.auth_request}: ${(error as Error).message}`),
+      );
+    },
+    onRejected(reason) {
+      console.error(`Refused a push: ${reason}`);
+    },
+  });
+  console.log(`Watching for pushes at ${watching.endpoint} (Ctrl-C to stop).`);
+  await new Promise<void>((resolve) => process.once('SIGINT', resolve));
+  await watching.stop();
+  console.log('Stopped; the push subscription is removed.');
 }
 
 /**
@@ -245,6 +288,11 @@ async function link(): Promise<void> {
   console.log(`Linked device ${state.deviceId} of directory ${state.directoryId}; state in ${statePath}.`);
 }
 
+/** The number-matching code the user typed (`--code`), which the service checks before it accepts the answer. */
+function typedCode(): { numberMatchCode?: string } {
+  return values.code === undefined ? {} : { numberMatchCode: values.code };
+}
+
 async function answer(choice: UserChoice): Promise<void> {
   const authenticator = await device();
   const requests = await authenticator.pending();
@@ -267,6 +315,12 @@ async function answer(choice: UserChoice): Promise<void> {
         usage,
       );
     }
+  }
+  if (request.number_match && choice.numberMatchCode === undefined) {
+    throw usageFailure(
+      'This request needs the code the application shows: pass it with --code. If you did not start this sign-in, leave it unanswered.',
+      usage,
+    );
   }
   const answered = await authenticator.answer(request, choice);
   // The state keeps the URL the device was linked with; only this run followed the runtime elsewhere.
@@ -375,6 +429,7 @@ function describe(request: PendingAuthRequestView): string {
     ...(request.title ? [`  title:   ${request.title}`] : []),
     ...(request.context ? [`  context: ${request.context}`] : []),
     `  expires: ${request.expires}`,
+    ...(request.number_match ? ['  number matching: approve --code <the code the application shows>'] : []),
   ];
   for (const reason of request.denial_reasons ?? []) {
     lines.push(`  deny --reason ${reason.id}: ${reason.reason}${reason.fraud ? ' (fraud)' : ''}`);

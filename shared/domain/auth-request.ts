@@ -52,7 +52,16 @@ export interface AuthRequest {
   readonly serviceName: string;
   readonly serviceIcon: string | null;
   readonly answer: AuthAnswer | undefined;
+  /** The code the application shows and the user types, for a request created with `number_matching`. */
+  readonly numberMatchCode?: string;
+  /** Wrong codes devices have sent so far. */
+  readonly numberMatchFailures?: number;
+  /** Set with CANCELLED when the request ended after `maxNumberMatchFailures` wrong codes. */
+  readonly numberMatchFailed?: boolean;
 }
+
+/** Wrong codes a number-matching request takes before it ends (docs/protocol.md#number-matching). */
+export const maxNumberMatchFailures = 3;
 
 /** What a request is at a given instant: a pending request past its expiry is expired. */
 export function authRequestState(

@@ -1,3 +1,5 @@
+import type { PushChannel } from '#shared/push/channel';
+
 /** Device link states on the wire (docs/protocol.md#objects). */
 export const DeviceStatus = { linkPending: 0, linked: 1, unlinkPending: 2 } as const;
 export type DeviceStatus = (typeof DeviceStatus)[keyof typeof DeviceStatus];
@@ -15,6 +17,8 @@ export interface UserDevice {
    * removed to make room. Not shown in the device list; absent on devices recorded before it was, which are never removed this way.
    */
   readonly linkExpiresAt?: number;
+  /** Where the service pushes to this device, if it registered a channel (PUT /device/v3/push). */
+  readonly push?: PushChannel;
 }
 
 export interface UserSession {

@@ -12,6 +12,7 @@ import {
   parseQueuedMessage,
   queuedMessageBody,
 } from '#shared/events/webhook-event';
+import { describePushEvent, parseQueuedPush, queuedPushBody } from '#shared/events/push-event';
 
 export interface WebhookQueueUrls {
   readonly queueUrl: string;
@@ -28,6 +29,41 @@ export interface DeadLetter {
   readonly sentAt: string | null;
 }
 
+/** How a queue's messages read: what names one, which attempt it is, and its body as a first attempt again. */
+export interface QueuedMessageCodec {
+  parse(
+    body: string,
+  ):
+    | { readonly event: Record<string, string>; readonly attempt: number; readonly firstAttemptBody: string }
+    | undefined;
+}
+
+export const webhookMessages: QueuedMessageCodec = {
+  parse(body) {
+    const queued = parseQueuedMessage(body);
+    return (
+      queued && {
+        event: describeEvent(queued.event),
+        attempt: queued.attempt,
+        firstAttemptBody: queuedMessageBody(queued.event),
+      }
+    );
+  },
+};
+
+export const pushMessages: QueuedMessageCodec = {
+  parse(body) {
+    const queued = parseQueuedPush(body);
+    return (
+      queued && {
+        event: describePushEvent(queued.event),
+        attempt: queued.attempt,
+        firstAttemptBody: queuedPushBody(queued.event),
+      }
+    );
+  },
+};
+
 /** How long a listing hides what it has read, so that one pass sees each message once. */
 const listingVisibilitySeconds = 30;
 
@@ -36,13 +72,14 @@ export async function listDeadLetters(
   client: SQSClient,
   urls: WebhookQueueUrls,
   max = 1000,
+  codec: QueuedMessageCodec = webhookMessages,
 ): Promise<DeadLetter[]> {
   const seen = new Map<string, Message>();
   await receiveAll(client, urls.deadLetterQueueUrl, max, (message) => {
     seen.set(message.MessageId ?? '', message);
   });
   await Promise.all([...seen.values()].map((message) => release(client, urls.deadLetterQueueUrl, message)));
-  return [...seen.values()].map(describeDeadLetter);
+  return [...seen.values()].map((message) => describeDeadLetter(message, codec));
 }
 
 /**
@@ -53,6 +90,7 @@ export async function redriveDeadLetters(
   client: SQSClient,
   urls: WebhookQueueUrls,
   messageIds?: ReadonlySet<string>,
+  codec: QueuedMessageCodec = webhookMessages,
 ): Promise<DeadLetter[]> {
   const moved: DeadLetter[] = [];
   const skipped: Message[] = [];
@@ -61,14 +99,14 @@ export async function redriveDeadLetters(
       skipped.push(message);
       return;
     }
-    const queued = parseQueuedMessage(message.Body ?? '');
+    const queued = codec.parse(message.Body ?? '');
     // A message this service did not write goes back as it was; the worker will dead-letter it again, with its reason.
-    const body = queued ? queuedMessageBody(queued.event) : (message.Body ?? '');
+    const body = queued ? queued.firstAttemptBody : (message.Body ?? '');
     await client.send(new SendMessageCommand({ QueueUrl: urls.queueUrl, MessageBody: body }));
     await client.send(
       new DeleteMessageCommand({ QueueUrl: urls.deadLetterQueueUrl, ReceiptHandle: message.ReceiptHandle }),
     );
-    moved.push(describeDeadLetter(message));
+    moved.push(describeDeadLetter(message, codec));
   });
   await Promise.all(skipped.map((message) => release(client, urls.deadLetterQueueUrl, message)));
   return moved;
@@ -112,12 +150,12 @@ async function release(client: SQSClient, queueUrl: string, message: Message): P
   );
 }
 
-function describeDeadLetter(message: Message): DeadLetter {
-  const queued = parseQueuedMessage(message.Body ?? '');
+function describeDeadLetter(message: Message, codec: QueuedMessageCodec): DeadLetter {
+  const queued = codec.parse(message.Body ?? '');
   const sent = Number((message.Attributes as Record<string, string> | undefined)?.SentTimestamp);
   return {
     messageId: message.MessageId ?? '',
-    event: queued ? describeEvent(queued.event) : null,
+    event: queued ? queued.event : null,
     attempts: queued?.attempt ?? null,
     reason:
       message.MessageAttributes?.[deadLetterReasonAttribute]?.StringValue ??

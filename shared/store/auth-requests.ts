@@ -86,18 +86,57 @@ export function cancelAuthRequest(
   );
 }
 
-/** Records a device's answer if the request is pending, unexpired and offered to that device. */
+/**
+ * Records a device's answer if the request is pending, unexpired and offered to that device, and either needs no
+ * number-matching code or `numberMatchCode` is its code (checked by the caller first; this only closes the race).
+ */
 export function answerAuthRequest(
   authId: string,
   answer: AuthAnswer,
   nowSeconds: number,
+  numberMatchCode?: string,
 ): Promise<AuthRequest | undefined> {
   return transition(
     authId,
     'SET #status = :answered, answer = :answer',
-    { ':answered': 'ANSWERED', ':answer': answer, ':device': answer.deviceId },
+    {
+      ':answered': 'ANSWERED',
+      ':answer': answer,
+      ':device': answer.deviceId,
+      ...(numberMatchCode === undefined ? {} : { ':code': numberMatchCode }),
+    },
     nowSeconds,
-    ' AND contains(deviceIds, :device)',
+    ` AND contains(deviceIds, :device) AND ${
+      numberMatchCode === undefined ? 'attribute_not_exists(numberMatchCode)' : 'numberMatchCode = :code'
+    }`,
+  );
+}
+
+/**
+ * Counts a wrong number-matching code from a device the request was offered to; the count that reaches `max` ends the
+ * request instead (CANCELLED, `numberMatchFailed`). Each step is one conditional update, so concurrent wrong codes
+ * are all counted and exactly one of them ends the request. Undefined when the request is no longer pending.
+ */
+export async function recordNumberMatchFailure(
+  authId: string,
+  deviceId: string,
+  nowSeconds: number,
+  max: number,
+): Promise<AuthRequest | undefined> {
+  const counted = await transition(
+    authId,
+    'SET numberMatchFailures = if_not_exists(numberMatchFailures, :zero) + :one',
+    { ':zero': 0, ':one': 1, ':last': max - 1, ':device': deviceId },
+    nowSeconds,
+    ' AND contains(deviceIds, :device) AND (attribute_not_exists(numberMatchFailures) OR numberMatchFailures < :last)',
+  );
+  if (counted) return counted;
+  return transition(
+    authId,
+    'SET numberMatchFailures = :max, numberMatchFailed = :failed, #status = :cancelled',
+    { ':max': max, ':last': max - 1, ':failed': true, ':cancelled': 'CANCELLED', ':device': deviceId },
+    nowSeconds,
+    ' AND contains(deviceIds, :device) AND numberMatchFailures = :last',
   );
 }
 

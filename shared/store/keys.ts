@@ -13,6 +13,9 @@ import type { Entity, EntityType } from '#shared/protocol/entity';
  *   DIR#<dir>   HEAD             the directory's head: owner, key set
  *               KEY#<kid>        its public keys
  *               SVC#<svc>        its Directory Services' records
+ *               SETTINGS         its protections against push fatigue (operator settings)
+ *               RATE#<window>#<h>  a user's request count in one rate-limit window (h: the identifier's SHA-256)
+ *               LOCK#<h>         a user's lock after a fraud denial
  *   SVC#<svc>   HEAD             the service's head: owners, key set
  *               KEY#<kid>        its public keys
  *               POLICY           its service policy
@@ -96,6 +99,22 @@ export const servicePolicyKey = (serviceId: string): ItemKey => ({
 export const userRecordKey = (directoryId: string, identifier: string): ItemKey => ({
   pk: entityPartition({ type: 'dir', id: directoryId }),
   sk: `USER#${identifier}`,
+});
+/** Kept apart from the directory's record, which the SDKs read, so that settings never change its shape. */
+export const directorySettingsKey = (directoryId: string): ItemKey => ({
+  pk: entityPartition({ type: 'dir', id: directoryId }),
+  sk: 'SETTINGS',
+});
+/** Identifiers go in by their SHA-256: a 256-character identifier can be 1 024 bytes, a sort key's whole limit. */
+const identifierDigest = (identifier: string) => createHash('sha256').update(identifier).digest('hex');
+export const rateCounterKey = (directoryId: string, identifier: string, windowStart: number): ItemKey => ({
+  pk: entityPartition({ type: 'dir', id: directoryId }),
+  sk: `RATE#${windowStart}#${identifierDigest(identifier)}`,
+});
+export const fraudLockPrefix = 'LOCK#';
+export const fraudLockKey = (directoryId: string, identifier: string): ItemKey => ({
+  pk: entityPartition({ type: 'dir', id: directoryId }),
+  sk: `${fraudLockPrefix}${identifierDigest(identifier)}`,
 });
 export const userHeadKey = (userId: string): ItemKey => ({ pk: `USER#${userId}`, sk: 'HEAD' });
 export const organizationUserIndexPrefix = (identifierHash: string) => `USERIDX#${identifierHash}#`;

@@ -11,6 +11,7 @@ import {
   type UserSession,
 } from '#shared/domain/user';
 import type { DirectoryView } from '#shared/domain/directory';
+import type { PushChannel } from '#shared/push/channel';
 import { directoryFromItem } from '#shared/store/directories';
 import { batchGetAll, dynamo, isConditionalFailure, tableName } from '#shared/store/dynamo';
 import {
@@ -220,6 +221,33 @@ export function markDeviceLinked(
       ':status': details.status,
       ':updated': details.updated,
     },
+  });
+}
+
+/** Sets a linked device's push channel, replacing the one it had; false when the device is not a linked one. */
+export function setDevicePushChannel(key: UserKey, deviceId: string, channel: PushChannel): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression: 'SET devices.#device.#push = :channel',
+    ConditionExpression: 'devices.#device.#status = :linked',
+    ExpressionAttributeNames: { '#device': deviceId, '#push': 'push', '#status': 'status' },
+    ExpressionAttributeValues: { ':channel': channel, ':linked': DeviceStatus.linked },
+  });
+}
+
+/**
+ * Removes a device's push channel; with `endpoint`, only while the channel still is that one, so that a push service
+ * saying an old subscription is gone cannot remove the one the device registered since. False when nothing was removed.
+ */
+export function removeDevicePushChannel(key: UserKey, deviceId: string, endpoint?: string): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression: 'REMOVE devices.#device.#push',
+    ConditionExpression: `attribute_exists(devices.#device.#push)${endpoint ? ' AND devices.#device.#push.#endpoint = :endpoint' : ''}`,
+    ExpressionAttributeNames: {
+      '#device': deviceId,
+      '#push': 'push',
+      ...(endpoint ? { '#endpoint': 'endpoint' } : {}),
+    },
+    ...(endpoint ? { ExpressionAttributeValues: { ':endpoint': endpoint } } : {}),
   });
 }
 

@@ -1,17 +1,25 @@
 import { type AuthAnswer, authRequestState } from '#shared/domain/auth-request';
-import { ApiError, notFound } from '#shared/errors';
+import { ApiError, invalidArgument, notFound } from '#shared/errors';
 import { publishEvent } from '#shared/events/publish';
+import { publishEnded } from '#shared/events/publish-push';
 import { type Entity, isUuid } from '#shared/protocol/entity';
 import { answerAuthRequest, getAuthRequest } from '#shared/store/auth-requests';
 import type { HeadItem } from '#shared/store/heads';
 import { releasePendingSlot } from '#shared/store/users';
 import { isoSeconds } from '#shared/time';
 import { deviceUserKey } from '#shared/use-cases/device-auth-requests';
+import { lockAfterFraud } from '#shared/use-cases/push-fatigue';
+import { numberMatchFailed } from '#shared/use-cases/auth-request-outcomes';
+import { matchNumber } from '#shared/use-cases/number-matching';
 
 export interface DeviceAnswer {
   readonly authJwe: string;
   readonly auth?: string | null;
   readonly authV1?: string | null;
+  /** The device says the user denied with a fraud reason (docs/protocol.md#push-fatigue). */
+  readonly fraud?: boolean | null;
+  /** The code the user typed, for a request with number matching (docs/protocol.md#number-matching). */
+  readonly numberMatchCode?: string | null;
 }
 
 /**
@@ -34,11 +42,18 @@ export async function answerAsDevice(
     authV1: input.authV1 ?? null,
     answeredAt: isoSeconds(now),
   };
-  if (!(await answerAuthRequest(authId, answer, nowSeconds))) {
+  const matched =
+    input.numberMatchCode == null
+      ? undefined
+      : await matchNumber(authId, device.id, deviceUserKey(head), input.numberMatchCode, nowSeconds);
+  if (!(await answerAuthRequest(authId, answer, nowSeconds, matched))) {
     const auth = await getAuthRequest(authId);
     if (!auth || !auth.deviceIds.includes(device.id))
       throw notFound('There is no such request for this device');
     const state = authRequestState(auth, nowSeconds);
+    if (state === 'pending' && auth.numberMatchCode !== undefined)
+      throw invalidArgument('number_match_code: this request needs the code the application shows');
+    if (state === 'cancelled' && auth.numberMatchFailed) throw numberMatchFailed();
     const retried =
       state === 'answered' && auth.answer?.deviceId === device.id && auth.answer.authJwe === input.authJwe;
     if (!retried) {
@@ -48,5 +63,7 @@ export async function answerAsDevice(
     }
   }
   await releasePendingSlot(deviceUserKey(head), authId);
+  if (input.fraud) await lockAfterFraud(deviceUserKey(head), nowSeconds);
   await publishEvent({ kind: 'authorization-response', authRequestId: authId });
+  await publishEnded(authId);
 }

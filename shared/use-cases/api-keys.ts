@@ -5,6 +5,7 @@ import {
   withApiKey,
   withCurrentApiKey,
   withHashKey,
+  withVapidKeys,
 } from '#shared/api-keys/key-ring';
 import type { ApiKeyRingStorage } from '#shared/api-keys/key-ring-storage';
 import { keyId } from '#shared/protocol/kid';
@@ -74,9 +75,9 @@ export async function publishApiKeyRing(ring: ApiKeyRingDocument): Promise<void>
 }
 
 /**
- * Makes sure a key ring exists in `storage` and serves: the first call creates one (an API key and the hash key), every
- * call publishes the ring's public keys and its current key to the table. Idempotent: a deployment runs it on every
- * stack update, the local runtime at every start.
+ * Makes sure a key ring exists in `storage` and serves: the first call creates one (an API key, the hash key and the
+ * VAPID key pair; an older ring gets the last two it lacks), every call publishes the ring's public keys and its
+ * current key to the table. Idempotent: a deployment runs it on every stack update, the local runtime at every start.
  */
 export async function ensureApiKeyRing(
   storage: ApiKeyRingStorage,
@@ -87,7 +88,7 @@ export async function ensureApiKeyRing(
     const key = await addApiKey(storage, { bits, makeCurrent: true });
     return { created: true, current: key.kid };
   }
-  if (!ring.hashKey) await storage.write(withHashKey(ring));
+  if (!ring.hashKey || !ring.vapid) await storage.write(withVapidKeys(withHashKey(ring)));
   await publishApiKeyRing(ring);
   return { created: false, current: ring.current };
 }

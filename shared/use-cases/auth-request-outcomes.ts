@@ -1,7 +1,8 @@
 import { apiKeyRing } from '#shared/api-keys/current-key-ring';
-import { type AuthRequest, authRequestState } from '#shared/domain/auth-request';
+import { type AuthRequest, authRequestState, maxNumberMatchFailures } from '#shared/domain/auth-request';
 import { organizationUserHash, serviceUserHash, userPushId } from '#shared/domain/user-identity';
 import { ApiError, notFound } from '#shared/errors';
+import { publishEnded } from '#shared/events/publish-push';
 import type { Reply } from '#shared/http/reply';
 import { countMetric } from '#shared/metrics';
 import { isUuid } from '#shared/protocol/entity';
@@ -45,6 +46,7 @@ export async function readAuthRequest(serviceId: string, authId: string, now: Da
       await countExpiry(auth.id);
       return { status: 408 };
     case 'cancelled':
+      if (auth.numberMatchFailed) throw numberMatchFailed();
       throw new ApiError('SVC-007', 'The authorization request was cancelled');
     default:
       return { status: 204 };
@@ -74,11 +76,21 @@ export async function cancelAuthRequest(serviceId: string, authId: string, now: 
       { directoryId: cancelled.directoryId, identifier: cancelled.identifier },
       authId,
     );
+    await publishEnded(authId);
     return;
   }
   const auth = await getAuthRequest(authId);
   const state = auth && auth.serviceId === serviceId ? authRequestState(auth, nowSeconds) : undefined;
   if (state === 'answered') throw new ApiError('SVC-006', 'The authorization request was already answered');
+  if (state === 'cancelled' && auth?.numberMatchFailed) throw numberMatchFailed();
   if (state === 'cancelled') throw new ApiError('SVC-007', 'The authorization request was already cancelled');
   throw notFound('There is no pending authorization request with this id');
+}
+
+/** A number-matching request that ended after too many wrong codes (docs/protocol.md#number-matching). */
+export function numberMatchFailed(): ApiError {
+  return new ApiError(
+    'SVC-008',
+    `The authorization request ended after ${maxNumberMatchFailures} wrong number-matching codes`,
+  );
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { apiKeyRing } from '#shared/api-keys/current-key-ring';
 import { type AuthRequest, authRequestState, type DenialReason } from '#shared/domain/auth-request';
@@ -16,7 +16,9 @@ import { getAuthRequest, putAuthRequest, voidAuthRequest } from '#shared/store/a
 import { servicePolicyOf } from '#shared/store/services';
 import { claimPendingSlot, getUser } from '#shared/store/users';
 import { isoSeconds } from '#shared/time';
+import { publishPrompt } from '#shared/events/publish-push';
 import { countExpiry } from '#shared/use-cases/auth-request-outcomes';
+import { countNewRequest, refuseLockedUser } from '#shared/use-cases/push-fatigue';
 import { requireServiceUser, subjectService } from '#shared/use-cases/users';
 
 export interface NewAuthRequest {
@@ -29,12 +31,16 @@ export interface NewAuthRequest {
   readonly pushBody?: string | null;
   readonly denialReasons?: readonly DenialReason[] | null;
   readonly policy?: unknown;
+  /** Extension: ask the user to type a code the application shows (docs/protocol.md#number-matching). */
+  readonly numberMatching?: boolean | null;
 }
 
 export interface CreatedAuthRequest {
   readonly auth_request: string;
   readonly push_package: string;
   readonly device_ids: readonly string[];
+  /** Only for a request created with `number_matching`, so the SDKs' shape is unchanged. */
+  readonly number_match_code?: string;
 }
 
 const defaultTtlSeconds = 300;
@@ -106,8 +112,11 @@ export async function createAuthRequest(
     serviceName: service.name,
     serviceIcon: service.icon,
     answer: undefined,
+    ...(input.numberMatching ? { numberMatchCode: numberMatchCode() } : {}),
   };
 
+  const key = { directoryId: user.directoryId, identifier: user.identifier };
+  const guards = await refuseLockedUser(key, nowSeconds);
   // Fast path: a busy user is refused before anything is written.
   let stale: string | undefined;
   if (user.pending && slotHeld(user, nowSeconds)) {
@@ -117,8 +126,8 @@ export async function createAuthRequest(
     if (holder && holderState === 'expired') await countExpiry(holder.id);
     stale = user.pending.authId;
   }
+  await countNewRequest(key, guards, nowSeconds);
   await putAuthRequest(auth);
-  const key = { directoryId: user.directoryId, identifier: user.identifier };
   for (let attempt = 0; attempt < slotAttempts; attempt++) {
     if (
       await claimPendingSlot(
@@ -128,10 +137,13 @@ export async function createAuthRequest(
         stale,
       )
     ) {
+      // Only once the request holds the slot is it the one devices see; the push never fails the create.
+      await publishPrompt(auth.id, auth.expiresAt - nowSeconds);
       return {
         auth_request: auth.id,
         push_package: await pushPackage(auth, caller),
         device_ids: auth.deviceIds,
+        ...(auth.numberMatchCode === undefined ? {} : { number_match_code: auth.numberMatchCode }),
       };
     }
     const holderId = (await getUser(key))?.pending?.authId;
@@ -144,6 +156,14 @@ export async function createAuthRequest(
   }
   await voidAuthRequest(auth.id);
   throw serviceUnavailable('The user is being asked by many requests at once; retry');
+}
+
+/**
+ * Three digits from the CSPRNG: with `maxNumberMatchFailures` tries, a device guessing blind gets in 3 times in 1 000,
+ * where two digits would let it in 3 times in 100.
+ */
+function numberMatchCode(): string {
+  return String(randomInt(0, 1000)).padStart(3, '0');
 }
 
 function refuseDirectoryServiceFeatures(input: NewAuthRequest): void {

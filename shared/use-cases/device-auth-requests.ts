@@ -32,6 +32,8 @@ export interface PendingAuthRequestView {
   /** The service's key, to which the v1 package is encrypted; null when the service has none. */
   readonly service_key: { readonly kid: string; readonly public_key: string } | null;
   readonly device_ids: readonly string[];
+  /** Present (true) only when the answer needs the code the application shows; the code itself is never listed. */
+  readonly number_match?: true;
 }
 
 /** The request a device may answer now, if any: its user's pending one, if it was offered to this device. */
@@ -61,6 +63,7 @@ export async function listPendingForDevice(device: Entity, head: HeadItem | unde
     requester: { entity: auth.requester, kid: auth.requesterKid, public_key: auth.requesterPublicKey },
     service_key: serviceKey ? { kid: serviceKey.kid, public_key: serviceKey.publicKeyPem } : null,
     device_ids: auth.deviceIds,
+    ...(auth.numberMatchCode === undefined ? {} : { number_match: true }),
   };
   return [view];
 }

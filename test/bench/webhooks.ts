@@ -6,7 +6,7 @@ import { runningRuntime } from '#infra/local/attach';
 import { engineClientConfig } from '#infra/local/engines';
 import { queuedMessageBody } from '#shared/events/webhook-event';
 import { percentile, round } from '#test/bench/stats';
-import { demoOrganization, startServiceProcess } from '#test/support/service-process';
+import { demoOrganization, liftRateLimit, startServiceProcess } from '#test/support/service-process';
 import { setUpTenant } from '#test/support/tenant';
 import { startWebhookReceiver } from '#test/support/webhook-receiver';
 
@@ -38,6 +38,7 @@ export async function benchWebhooks(flows: number, events: number): Promise<Webh
       name: 'Bench webhooks',
       callbackUrl: receiver.url('/hooks'),
     });
+    await liftRateLimit(tenant.directoryId, dataDir);
     const { subject } = tenant;
     const device = await tenant.linkUser('bench');
 

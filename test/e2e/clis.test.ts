@@ -159,7 +159,7 @@ describe('the CLIs beside a runtime started on another port', () => {
     expect(
       badUsage(
         await cli('admin', ['org', 'fly']),
-        'admin -- <command> [options]; commands: org create, org list, org key add, service v1-credentials, webhooks dead-letters, webhooks redrive, api-key list, api-key add, api-key rotate',
+        'admin -- <command> [options]; commands: org create, org list, org key add, service v1-credentials, directory settings, locks list, locks clear, webhooks dead-letters, webhooks redrive, push dead-letters, push redrive, api-key list, api-key add, api-key rotate',
       ),
     ).toBe('Unknown command "org fly".');
   }, 60_000);

@@ -67,7 +67,7 @@ interface FieldLimit {
   /** Which bound, when a field has more than the length its schema declares (a policy's, a key's modulus). */
   readonly bound?: keyof typeof policyLimits | 'modulusBits';
   readonly limit: number;
-  readonly unit: 'characters' | 'items' | 'seconds' | 'bytes' | 'metres' | 'bits';
+  readonly unit: 'characters' | 'items' | 'seconds' | 'milliseconds' | 'bytes' | 'metres' | 'bits';
   /** The value of the body's top-level key holding the field, at the limit and one past it. */
   readonly largest: () => unknown;
   readonly past: () => unknown;
@@ -669,6 +669,7 @@ function routeTable(fx: Fixture): RouteLimits[] {
         text('context', 400),
         text('title', 200),
         secondsField('ttl', 600),
+        flagField('number_matching'),
         text('push_title', 200),
         text('push_body', 1000),
         {
@@ -820,7 +821,52 @@ function routeTable(fx: Fixture): RouteLimits[] {
       body: () => ({ auth_jwe: jwe(200), auth: base64(100), auth_v1: base64(100) }),
       accepted: { status: 204 },
       target: async () => `/device/v3/auths/${await ask()}`,
-      fields: [text('auth_jwe', 65_536, jwe), text('auth', 4096, base64), text('auth_v1', 4096, base64)],
+      fields: [
+        text('auth_jwe', 65_536, jwe),
+        text('auth', 4096, base64),
+        text('auth_v1', 4096, base64),
+        flagField('fraud'),
+        // Ignored by a request without number matching: the largest is accepted.
+        text('number_match_code', 8, (length) => '1'.repeat(length)),
+      ],
+    },
+    {
+      method: 'PUT',
+      path: '/device/v3/push',
+      schema: 'registerPushBody',
+      signer: 'device',
+      body: () => ({ webpush: pushSubscription() }),
+      accepted: { status: 204 },
+      fields: [
+        {
+          ...text('webpush.endpoint', 2048),
+          largest: () => pushSubscription({ endpoint: pushEndpoint(2048) }),
+          past: () => pushSubscription({ endpoint: pushEndpoint(2049) }),
+          refusedAt: 'webpush.endpoint',
+        },
+        {
+          // 16 bytes are 22 characters of base64url; the padding a browser may add makes 24.
+          ...text('webpush.keys.auth', 24),
+          largest: () => pushSubscription({ auth: `${Buffer.alloc(16, 9).toString('base64url')}==` }),
+          past: () => pushSubscription({ auth: `${Buffer.alloc(16, 9).toString('base64url')}===` }),
+          refusedAt: 'webpush.keys.auth',
+        },
+        {
+          // 65 bytes are 87 characters of base64url; with its padding, 88.
+          ...text('webpush.keys.p256dh', 88),
+          largest: () => pushSubscription({ p256dh: `${pushPoint}=` }),
+          past: () => pushSubscription({ p256dh: `${pushPoint}==` }),
+          refusedAt: 'webpush.keys.p256dh',
+        },
+        {
+          field: 'webpush.expirationTime',
+          limit: 8_640_000_000_000_000,
+          unit: 'milliseconds',
+          largest: () => pushSubscription({ expirationTime: 8_640_000_000_000_000 }),
+          past: () => pushSubscription({ expirationTime: 8_640_000_000_000_001 }),
+          refusedAt: 'webpush.expirationTime',
+        },
+      ],
     },
     {
       method: 'DELETE',
@@ -841,7 +887,31 @@ function routeTable(fx: Fixture): RouteLimits[] {
 }
 
 /** Routes of the route table that take no body: they refuse one, so no field of theirs has a size. */
-const bodylessRoutes = ['DELETE /service/v3/auths/{auth_request}', 'DELETE /device/v3/link'];
+const bodylessRoutes = [
+  'DELETE /service/v3/auths/{auth_request}',
+  'DELETE /device/v3/link',
+  'DELETE /device/v3/push',
+];
+
+/**
+ * A browser's PushSubscription.toJSON(), at a public address literal (the address guard needs no name lookup): a
+ * P-256 point of 65 bytes and a 16-byte secret, base64url.
+ */
+const pushPoint = Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 7)]).toString('base64url');
+function pushSubscription(
+  overrides: { endpoint?: string; auth?: string; p256dh?: string; expirationTime?: number } = {},
+) {
+  return {
+    endpoint: overrides.endpoint ?? 'https://93.184.216.34/push/limits',
+    expirationTime: overrides.expirationTime ?? null,
+    keys: {
+      p256dh: overrides.p256dh ?? pushPoint,
+      auth: overrides.auth ?? Buffer.alloc(16, 9).toString('base64url'),
+    },
+  };
+}
+const pushEndpoint = (length: number) =>
+  `https://93.184.216.34/${wide(length - 'https://93.184.216.34/'.length)}`;
 
 const jwe = (length: number) => `h.k.i.${'c'.repeat(length - 8)}.t`;
 const base64 = (length: number) => 'A'.repeat(length);
@@ -856,6 +926,9 @@ async function setUpFixture(): Promise<Fixture> {
   await client.call('PATCH', '/organization/v3/directories', {
     body: { directory_id: tenant.directoryId, denial_context_inquiry_enabled: true },
   });
+  // Every row asks the one fixture user, far more often than the per-user limit lets anyone ask a person.
+  const { updateDirectorySettings } = await import('#shared/use-cases/push-fatigue');
+  await updateDirectorySettings(tenant.directoryId, { rateLimit: '10000/60' });
   const identifier = wide(256);
   const authenticator = await tenant.linkUser(identifier);
   const devicePrivateKey = createPrivateKey(authenticator.state.privateKeyPem);

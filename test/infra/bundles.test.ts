@@ -3,17 +3,26 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Access, fallbackRoute, httpRoutes, webhookConsumers } from '#infra/routes';
+import { type Access, fallbackRoute, httpRoutes, pushConsumers, webhookConsumers } from '#infra/routes';
 import { buildHandlerBundles, bundleName } from '#test/support/handler-bundles';
 
 /** The budget for one function's bundle, its own AWS SDK included. */
 const maxBundleBytes = 500 * 1024;
+/**
+ * What a function may carry beyond it: one that sends to a queue carries the SQS client too (about 30 KB), and the
+ * push worker web-push with its ASN.1, JWS and RFC 8188 dependencies (about 95 KB); cold starts off the request path.
+ */
+function budgetFor(access: Access): number {
+  const queues = access.webhookQueue || access.webhookDelivery || access.pushQueue || access.pushDelivery;
+  return maxBundleBytes + (queues ? 32 * 1024 : 0) + (access.pushDelivery ? 128 * 1024 : 0);
+}
 const outdir = resolve('.tmp/bundles');
 /** Every function with what its row grants; the key ring function's own role is for the table only (infra/stack.ts). */
 const accessOf = new Map<string, Access>([
   ...httpRoutes.map((route) => [route.handler, route.access] as const),
   [fallbackRoute.handler, fallbackRoute.access],
   ...webhookConsumers.map((consumer) => [consumer.handler, consumer.access] as const),
+  ...pushConsumers.map((consumer) => [consumer.handler, consumer.access] as const),
   ['deploy/api-key-ring', { table: 'write' }],
 ]);
 const handlers = [...accessOf.keys()];
@@ -33,6 +42,15 @@ function environmentFor(access: Access): Record<string, string> {
       : {}),
     ...(access.webhookDelivery
       ? { WEBHOOK_DLQ_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhooks-dlq' }
+      : {}),
+    ...(access.pushQueue || access.pushDelivery
+      ? { PUSH_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/push' }
+      : {}),
+    ...(access.pushDelivery
+      ? {
+          PUSH_DLQ_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/push-dlq',
+          PUSH_VAPID_SUBJECT: 'https://mfa.example.com',
+        }
       : {}),
   };
 }
@@ -84,11 +102,13 @@ describe('the bundled handlers', () => {
     expect(external).toEqual([]);
   });
 
-  it(`each stay within ${maxBundleBytes / 1024} KB; their sizes are in .tmp/bundles/sizes.json`, () => {
+  it(`each stay within ${maxBundleBytes / 1024} KB (more for queue senders); their sizes are in .tmp/bundles/sizes.json`, () => {
     const sizes = Object.fromEntries(
       handlers.map((handler) => [handler, statSync(join(outdir, `${bundleName(handler)}.mjs`)).size]),
     );
     writeFileSync(join(outdir, 'sizes.json'), `${JSON.stringify(sizes, null, 2)}\n`);
-    expect(Object.entries(sizes).filter(([, bytes]) => bytes > maxBundleBytes)).toEqual([]);
+    expect(
+      Object.entries(sizes).filter(([handler, bytes]) => bytes > budgetFor(accessOf.get(handler) ?? {})),
+    ).toEqual([]);
   });
 });

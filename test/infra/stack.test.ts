@@ -4,7 +4,15 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableActions } from '#infra/route-function';
-import { httpRoutes, webhookConsumers, webhookDelivery, webhookQueue } from '#infra/routes';
+import {
+  httpRoutes,
+  pushConsumers,
+  pushDelivery,
+  pushQueue,
+  webhookConsumers,
+  webhookDelivery,
+  webhookQueue,
+} from '#infra/routes';
 import { AuthorizationServiceStack, type AuthorizationServiceStackProps } from '#infra/stack';
 
 interface Resource {
@@ -68,7 +76,7 @@ const roleIdOf = (fn: Resource) => (fn.Properties.Role as { 'Fn::GetAtt': [strin
 describe('the stack built from the route table', () => {
   it('has one function per route and queue consumer, the fallback and the key ring function, all alike', () => {
     const functions = serviceFunctions();
-    expect(functions).toHaveLength(httpRoutes.length + webhookConsumers.length + 2);
+    expect(functions).toHaveLength(httpRoutes.length + webhookConsumers.length + pushConsumers.length + 2);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -147,6 +155,48 @@ describe('the stack built from the route table', () => {
     );
   });
 
+  it('feeds the push worker from its own queue and DLQ, with a real VAPID contact and the webhook address guard', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: pushQueue.maxReceiveCount },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: pushConsumers[0]?.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const [worker] = serviceFunctions().filter(([id]) => id.startsWith('EventsDeliverPushes'));
+    if (!worker) throw new Error('no push worker');
+    const environment = environmentOf(worker[1]);
+    expect(environment).toMatchObject({
+      PUSH_QUEUE_URL: expect.anything(),
+      PUSH_DLQ_URL: expect.anything(),
+      PUSH_MAX_ATTEMPTS: String(pushDelivery.maxAttempts),
+      WEBHOOK_ALLOW_HTTP: 'false',
+      WEBHOOK_ALLOWED_NETWORKS: '',
+    });
+    // The API's own https base URL unless told otherwise: never a made-up contact push services refuse.
+    expect(JSON.stringify(environment.PUSH_VAPID_SUBJECT)).toContain('https://');
+    expect(pushQueue.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(pushDelivery.functionTimeoutSeconds);
+  });
+
+  it('lets only the push worker and the routes that start or end a request send to the push queue', () => {
+    const pushQueueId = Object.entries(resources).find(
+      ([id, resource]) => resource.Type === 'AWS::SQS::Queue' && id.startsWith('PushQueue'),
+    )?.[0];
+    const senders = serviceFunctions()
+      .filter(([, fn]) =>
+        statementsOfRole(roleIdOf(fn)).some(
+          (statement) =>
+            actionsOf(statement).includes('sqs:SendMessage') &&
+            JSON.stringify(statement.Resource).includes(`"${pushQueueId}"`),
+        ),
+      )
+      .map(([, fn]) => environmentOf(fn).PUSH_QUEUE_URL !== undefined);
+    const declared = [...httpRoutes, ...pushConsumers].filter(
+      (row) => row.access.pushQueue || row.access.pushDelivery,
+    ).length;
+    expect(senders).toEqual(Array(declared).fill(true));
+  });
+
   it('makes the API key ring at deploy time with a custom resource, never in the template', () => {
     template.hasResourceProperties('Custom::ApiKeyRing', {
       SecretId: { Ref: Match.anyValue() },
@@ -164,6 +214,8 @@ describe('the stack built from the route table', () => {
     expect(alarms.map((alarm) => alarm.Properties.AlarmDescription).sort()).toEqual([
       '1 % or more of API requests answered 5xx for 15 minutes',
       'Lambda throttled invocations in this account and region',
+      'Pushes in the dead-letter queue: `admin push dead-letters` says why',
+      'The push worker failed outright (its messages come back, then go to the DLQ)',
       'The webhook worker failed outright (its messages come back, then go to the DLQ)',
       'Webhook events in the dead-letter queue: `admin webhooks dead-letters` says why',
     ]);
@@ -202,7 +254,7 @@ describe('least privilege', () => {
     const writers = serviceFunctions().filter(([, fn]) =>
       statementsOfRole(roleIdOf(fn)).flatMap(actionsOf).includes('dynamodb:PutItem'),
     );
-    const declared = [...httpRoutes, ...webhookConsumers].filter(
+    const declared = [...httpRoutes, ...webhookConsumers, ...pushConsumers].filter(
       (row) => row.access.table === 'write',
     ).length;
     // The fallback signs (a jti write) and the key ring function publishes public keys.

@@ -10,7 +10,7 @@ import type { ApiClient } from '#shared/client/api-client';
 import { ApiRequestError } from '#shared/client/errors';
 import { listDeadLetters } from '#shared/events/dead-letters';
 import { startRestartableService } from '#test/load/restartable-service';
-import { demoOrganization } from '#test/support/service-process';
+import { demoOrganization, liftRateLimit } from '#test/support/service-process';
 import { setUpTenant } from '#test/support/tenant';
 import { startWebhookReceiver } from '#test/support/webhook-receiver';
 
@@ -95,6 +95,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
       service.baseUrl,
       receiver.url('/hooks'),
       options.users,
+      dataDir,
     );
     const startMemory = (await residentMb(service.current.child.pid)) ?? 0;
     const outcomes = new Map<
@@ -349,8 +350,15 @@ async function residentMb(pid: number | undefined): Promise<number | undefined> 
   }
 }
 
-async function scene(organization: ApiClient, baseUrl: string, callbackUrl: string, users: number) {
+async function scene(
+  organization: ApiClient,
+  baseUrl: string,
+  callbackUrl: string,
+  users: number,
+  dataDir: string,
+) {
   const tenant = await setUpTenant(organization, baseUrl, { name: 'Soak', callbackUrl });
+  await liftRateLimit(tenant.directoryId, dataDir);
   const devices = new Map<string, Authenticator>();
   for (let index = 0; index < users; index++) {
     const user = `user-${index}`;

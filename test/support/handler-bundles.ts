@@ -1,6 +1,6 @@
 import { build } from 'esbuild';
 import { bundlingFor } from '#infra/route-function';
-import { fallbackRoute, httpRoutes, webhookConsumers } from '#infra/routes';
+import { fallbackRoute, httpRoutes, pushConsumers, webhookConsumers } from '#infra/routes';
 
 /** Every function the stack deploys, by its module under functions/. */
 export const bundledHandlers = [
@@ -8,6 +8,7 @@ export const bundledHandlers = [
     ...httpRoutes.map((route) => route.handler),
     fallbackRoute.handler,
     ...webhookConsumers.map((consumer) => consumer.handler),
+    ...pushConsumers.map((consumer) => consumer.handler),
     'deploy/api-key-ring',
   ]),
 ];

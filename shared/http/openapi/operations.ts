@@ -524,4 +524,28 @@ export const operations: Readonly<Record<RouteKey, OperationDoc>> = {
     errors: ['HTTP-404'],
     see: 'device-api',
   },
+  'GET /device/v3/push': {
+    summary: "The VAPID public key to subscribe with, and the device's push channel",
+    subject: 'dev',
+    answers: [ok('PushSettings')],
+    errors: ['HTTP-404', 'HTTP-503'],
+    see: 'push',
+  },
+  'PUT /device/v3/push': {
+    summary: "Register the device's push channel",
+    description:
+      'One channel per device: a new one replaces the old. An endpoint the webhook address guard refuses is ARG-001.',
+    subject: 'dev',
+    body: 'RegisterPushBody',
+    answers: [done()],
+    errors: ['ARG-001', 'HTTP-404'],
+    see: 'push',
+  },
+  'DELETE /device/v3/push': {
+    summary: "Remove the device's push channel",
+    description: 'Idempotent. The device still sees its requests on GET /device/v3/auths.',
+    subject: 'dev',
+    answers: [done()],
+    see: 'push',
+  },
 };

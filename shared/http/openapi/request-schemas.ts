@@ -13,6 +13,7 @@ import {
   linkDeviceBody,
   startDeviceLinkBody,
   unlinkDeviceBody,
+  registerPushBody,
 } from '#shared/http/schemas/devices';
 import {
   createDirectoryBody,
@@ -182,6 +183,13 @@ export const requestBodies = {
     },
   },
   EndDeviceSessionBody: { schema: endDeviceSessionBody },
+  RegisterPushBody: {
+    schema: registerPushBody,
+    notes: {
+      webpush:
+        "The browser's PushSubscription.toJSON(); its endpoint must pass the webhook address guard (docs/protocol.md#push).",
+    },
+  },
 } as const satisfies Readonly<Record<string, NamedSchema>>;
 
 export type RequestBodyName = keyof typeof requestBodies;

@@ -11,6 +11,7 @@ import type { PendingAuthRequestView } from '#shared/use-cases/device-auth-reque
 import type { listDevices, StartedLink } from '#shared/use-cases/devices';
 import type { EntityKeyView } from '#shared/use-cases/entity-keys';
 import type { linkDevice } from '#shared/use-cases/link-device';
+import type { PushSettingsView } from '#shared/use-cases/push-channels';
 import type { SessionView } from '#shared/use-cases/sessions';
 import type { TotpSetup, TotpState } from '#shared/use-cases/totp';
 import { type JsonSchema, schemaRef } from '#shared/http/openapi/json-schema';
@@ -137,8 +138,12 @@ export const responseSchemas = {
       auth_request: uuid,
       push_package: text("A JWS by the API's key naming the request, for the application's own app"),
       device_ids: arrayOf(uuid, 'The devices the request was offered to'),
+      number_match_code: text(
+        'Extension: only for a request created with number_matching, the code for the application to show',
+      ),
     },
     'docs/protocol.md#creating-a-request',
+    ['number_match_code'],
   ),
   AuthorizationResponse: object<AuthorizationResponse>(
     authorizationResponse,
@@ -196,6 +201,15 @@ export const responseSchemas = {
     },
     'A session (docs/protocol.md#sessions)',
   ),
+  PushSettings: object<PushSettingsView>(
+    {
+      vapid_public_key: text(
+        "The service's VAPID public key (uncompressed P-256, base64url): the browser's applicationServerKey",
+      ),
+      channel: { anyOf: [{ type: 'string', enum: ['webpush'] }, { type: 'null' }] },
+    },
+    "The device's push settings (docs/protocol.md#push)",
+  ),
   DeviceLinked: object<Awaited<ReturnType<typeof linkDevice>>>(
     { device_id: uuid, directory_id: uuid },
     'docs/protocol.md#device-api',
@@ -223,8 +237,14 @@ export const responseSchemas = {
         ),
       ),
       device_ids: arrayOf(uuid),
+      number_match: {
+        type: 'boolean',
+        enum: [true],
+        description: 'Present only when the answer needs the code the application shows',
+      },
     },
     'A request the device may answer (docs/protocol.md#device-api)',
+    ['number_match'],
   ),
   Ping: object<{ api_time: string }>({ api_time: dateTime }),
   V1Ping: object<{ key: string; launchkey_time: string; date_stamp: string }>({

@@ -42,6 +42,8 @@ export const createAuthRequestBody = v.strictObject({
   push_body: optionalNullable(promptText(1000, { multiline: true })),
   denial_reasons: optionalNullable(denialReasons),
   policy: v.optional(v.unknown()),
+  /** Extension: the 201 carries a code the application shows and the user types on the device. */
+  number_matching: optionalNullable(flag),
 });
 
 export const startSessionBody = v.strictObject({
@@ -74,4 +76,8 @@ export const answerAuthRequestBody = v.strictObject({
   auth_jwe: compactJwe,
   auth: optionalNullable(base64Package),
   auth_v1: optionalNullable(base64Package),
+  /** Extension: the user denied with a reason marked fraud, which the sealed packages hide from the service. */
+  fraud: optionalNullable(flag),
+  /** Extension: the code the user typed, for a request created with `number_matching`. */
+  number_match_code: optionalNullable(v.pipe(v.string(), v.regex(/^\d{1,8}$/, 'must be 1 to 8 digits'))),
 });

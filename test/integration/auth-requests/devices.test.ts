@@ -212,6 +212,9 @@ describe('who may sign as a device', () => {
       'GET /device/v3/sessions',
       'DELETE /device/v3/sessions',
       'DELETE /device/v3/link',
+      'GET /device/v3/push',
+      'PUT /device/v3/push',
+      'DELETE /device/v3/push',
     ]);
   });
 

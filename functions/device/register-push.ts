@@ -1,0 +1,24 @@
+import { noContent } from '#shared/http/reply';
+import { registerPushBody } from '#shared/http/schemas/devices';
+import { signedHandler } from '#shared/http/signed-handler';
+import { deviceUserKey } from '#shared/use-cases/device-auth-requests';
+import { registerWebPush } from '#shared/use-cases/push-channels';
+import { destinationPolicyFromEnv } from '#shared/webhooks/destination';
+
+const policy = destinationPolicyFromEnv();
+
+/** PUT /device/v3/push: the device registers its push channel, replacing the one it had. */
+export const handler = signedHandler({
+  subject: 'dev',
+  body: registerPushBody,
+  handle: async ({ caller, body, receivedAt }) => {
+    await registerWebPush(
+      deviceUserKey(caller.subjectHead),
+      caller.subject.id,
+      body.webpush,
+      policy,
+      receivedAt,
+    );
+    return noContent();
+  },
+});

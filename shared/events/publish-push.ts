@@ -1,0 +1,47 @@
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { requireEnv } from '#shared/config';
+import { queueClient } from '#shared/events/queue-client';
+import { queuedPushBody } from '#shared/events/push-event';
+import { logger } from '#shared/log';
+import { countMetric } from '#shared/metrics';
+
+/** SQS delays a message at most 15 minutes; an auth request lives at most 10. */
+const maxDelaySeconds = 900;
+
+/**
+ * Tells the push worker a request was created: one message to prompt the user's devices now, and one that arrives
+ * when the request expires, to take the prompt down if nothing else has. One queue call. A failure is logged and
+ * swallowed: a push never fails the create, whose request devices still see on GET /device/v3/auths.
+ */
+export async function publishPrompt(authRequestId: string, ttlSeconds: number): Promise<void> {
+  await send('prompt', [
+    { Id: 'prompt', MessageBody: queuedPushBody({ kind: 'prompt', authRequestId }) },
+    {
+      Id: 'expiry',
+      MessageBody: queuedPushBody({ kind: 'ended', authRequestId }),
+      DelaySeconds: Math.min(maxDelaySeconds, Math.max(0, Math.ceil(ttlSeconds))),
+    },
+  ]);
+}
+
+/** Tells the push worker a request was answered or cancelled, so that its prompt comes down on the other devices. */
+export async function publishEnded(authRequestId: string): Promise<void> {
+  await send('ended', [{ Id: 'ended', MessageBody: queuedPushBody({ kind: 'ended', authRequestId }) }]);
+}
+
+async function send(
+  kind: string,
+  entries: { Id: string; MessageBody: string; DelaySeconds?: number }[],
+): Promise<void> {
+  try {
+    // Read here, not at load: modules that only read auth requests import this one too, without the queue's grant.
+    const queueUrl = requireEnv('PUSH_QUEUE_URL');
+    const { Failed = [] } = await queueClient.send(
+      new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }),
+    );
+    if (Failed.length) throw new Error(Failed.map((failure) => failure.Code ?? 'failed').join(', '));
+  } catch (error) {
+    logger.error('Push could not be queued', { kind, error: (error as Error).message });
+    countMetric('PushesNotQueued');
+  }
+}

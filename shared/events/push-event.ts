@@ -1,0 +1,52 @@
+import * as v from 'valibot';
+
+/**
+ * A small message on the push queue. It names the auth request and what happened to it; the worker loads current
+ * state, finds the devices that have a channel and pushes to each. A message that names a device is a retry for that
+ * device alone (docs/protocol.md#push).
+ */
+const pushEventSchema = v.object({
+  /** `prompt`: the request was created; `ended`: it was answered, cancelled or has expired. */
+  kind: v.picklist(['prompt', 'ended']),
+  authRequestId: v.string(),
+  deviceId: v.optional(v.string()),
+});
+
+export type PushEvent = v.InferOutput<typeof pushEventSchema>;
+
+/** An event as it travels: which attempt this is (the first when absent). */
+export interface QueuedPushEvent {
+  readonly event: PushEvent;
+  readonly attempt: number;
+}
+
+const queuedSchema = v.object({
+  attempt: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 1),
+});
+
+export function queuedPushBody(event: PushEvent, attempt = 1): string {
+  return JSON.stringify(attempt === 1 ? event : { ...event, attempt });
+}
+
+/** Reads a queue message body; undefined when it is not a push event this service wrote. */
+export function parseQueuedPush(body: string): QueuedPushEvent | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const event = v.safeParse(pushEventSchema, json);
+  const queued = v.safeParse(queuedSchema, json);
+  if (!event.success || !queued.success) return undefined;
+  return { event: event.output, attempt: queued.output.attempt };
+}
+
+/** What names a push event in logs and listings: its ids, nothing secret. */
+export function describePushEvent(event: PushEvent): Record<string, string> {
+  return {
+    kind: event.kind,
+    authRequestId: event.authRequestId,
+    ...(event.deviceId ? { deviceId: event.deviceId } : {}),
+  };
+}

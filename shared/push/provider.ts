@@ -1,0 +1,36 @@
+import type { PushChannel } from '#shared/push/channel';
+
+/**
+ * What a push says. Lock screens are public: a title and a line the service chose (or the service's name and a
+ * default line), the request's id so the app can fetch it, nothing else about the user or the request.
+ */
+export interface PushNotification {
+  /** `prompt`: a request waits; `ended`: replace its prompt with a visible "answered elsewhere" / "expired" line. */
+  readonly kind: 'prompt' | 'ended';
+  readonly authRequestId: string;
+  readonly title: string;
+  readonly body: string;
+  /** How long the push service may hold it for an offline device: the request's remaining lifetime for a prompt. */
+  readonly ttlSeconds: number;
+}
+
+/**
+ * How one attempt went. `gone`: the push service says the channel no longer exists (remove it at once).
+ * `retry-after`: worth another attempt (timeout, 5xx, 429), after `seconds` when the service said so. `failed`:
+ * another attempt would fail the same way (any other 4xx, a refused endpoint).
+ */
+export type PushResult =
+  | { readonly outcome: 'delivered'; readonly status: number }
+  | { readonly outcome: 'gone'; readonly status: number }
+  | {
+      readonly outcome: 'retry-after';
+      readonly reason: string;
+      readonly status?: number;
+      readonly seconds?: number;
+    }
+  | { readonly outcome: 'failed'; readonly reason: string; readonly status?: number };
+
+/** One push service: one file each, so a channel type is added by adding a provider. */
+export interface PushProvider<Channel extends PushChannel = PushChannel> {
+  send(channel: Channel, notification: PushNotification): Promise<PushResult>;
+}

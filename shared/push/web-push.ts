@@ -1,0 +1,100 @@
+import webPush from 'web-push';
+import type { VapidKeys } from '#shared/api-keys/key-ring';
+import type { WebPushChannel } from '#shared/push/channel';
+import { postPush, retryAfterSeconds } from '#shared/push/post';
+import type { PushNotification, PushProvider, PushResult } from '#shared/push/provider';
+import {
+  type DestinationPolicy,
+  DestinationRefused,
+  type Resolver,
+  resolveDestination,
+} from '#shared/webhooks/destination';
+
+export interface WebPushOptions {
+  readonly vapid: VapidKeys;
+  /** The VAPID `sub`: a real `mailto:` or `https:` URL. */
+  readonly subject: string;
+  readonly policy: DestinationPolicy;
+  readonly timeoutMs: number;
+  readonly resolve?: Resolver;
+}
+
+/** The RFC 8030 Topic that collapses every push about one request: its id without hyphens (32 characters). */
+export function pushTopic(authRequestId: string): string {
+  return authRequestId.replace(/-/g, '').slice(0, 32);
+}
+
+/**
+ * What the service worker receives, decrypted. `tag` lets it replace the request's notification in place; an `ended`
+ * push still carries a visible title and body, since browsers (iOS first) revoke subscriptions that get pushes showing
+ * no notification.
+ */
+export function webPushPayload(notification: PushNotification): string {
+  return JSON.stringify({
+    type: notification.kind === 'prompt' ? 'auth_request' : 'auth_request_ended',
+    auth_request: notification.authRequestId,
+    title: notification.title,
+    body: notification.body,
+    tag: notification.authRequestId,
+  });
+}
+
+/**
+ * Web Push (RFC 8030) with an RFC 8291 aes128gcm payload and an RFC 8292 VAPID JWT, made by `web-push`; sent by the
+ * worker's own request to the address the guard checked, so DNS cannot move it elsewhere between check and send.
+ */
+export function webPushProvider(options: WebPushOptions): PushProvider<WebPushChannel> {
+  return {
+    async send(channel, notification): Promise<PushResult> {
+      let destination;
+      try {
+        destination = await resolveDestination(channel.endpoint, options.policy, options.resolve);
+      } catch (error) {
+        if (!(error instanceof DestinationRefused)) throw error;
+        return error.transient
+          ? { outcome: 'retry-after', reason: error.message }
+          : { outcome: 'failed', reason: `refused: ${error.message}` };
+      }
+      const details = webPush.generateRequestDetails(
+        { endpoint: channel.endpoint, keys: { p256dh: channel.p256dh, auth: channel.auth } },
+        webPushPayload(notification),
+        {
+          vapidDetails: {
+            subject: options.subject,
+            publicKey: options.vapid.publicKey,
+            privateKey: options.vapid.privateKey,
+          },
+          TTL: Math.max(0, Math.floor(notification.ttlSeconds)),
+          urgency: notification.kind === 'prompt' ? 'high' : 'normal',
+          topic: pushTopic(notification.authRequestId),
+          contentEncoding: 'aes128gcm',
+        },
+      );
+      const headers = Object.fromEntries(
+        Object.entries(details.headers).map(([name, value]) => [name.toLowerCase(), String(value)]),
+      );
+      delete headers['content-length'];
+      const answer = await postPush({
+        destination,
+        headers,
+        body: details.body ?? Buffer.alloc(0),
+        timeoutMs: options.timeoutMs,
+      });
+      if (!answer.answered) return { outcome: 'retry-after', reason: answer.reason };
+      const { status } = answer;
+      if (status >= 200 && status < 300) return { outcome: 'delivered', status };
+      // RFC 8030 §7.3: 404 and 410 say the subscription expired or was removed.
+      if (status === 404 || status === 410) return { outcome: 'gone', status };
+      if (status === 429 || status >= 500) {
+        const seconds = retryAfterSeconds(answer.retryAfter);
+        return {
+          outcome: 'retry-after',
+          reason: `the push service answered ${status}`,
+          status,
+          ...(seconds === undefined ? {} : { seconds }),
+        };
+      }
+      return { outcome: 'failed', reason: `the push service answered ${status}`, status };
+    },
+  };
+}

@@ -1,0 +1,148 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  defaultPushFatigueSettings,
+  type PushFatigueSettings,
+  type RateLimit,
+} from '#shared/domain/push-fatigue';
+import { batchGetAll, dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
+import {
+  directorySettingsKey,
+  entityPartition,
+  fraudLockKey,
+  fraudLockPrefix,
+  rateCounterKey,
+} from '#shared/store/keys';
+
+export interface FraudLock {
+  readonly identifier: string;
+  /** Epoch seconds. */
+  readonly lockedUntil: number;
+}
+
+/** What a create needs to know about a user before it claims the user's slot: the directory's settings and any lock. */
+export async function getRequestGuards(
+  directoryId: string,
+  identifier: string,
+): Promise<{ settings: PushFatigueSettings; lock: FraudLock | undefined }> {
+  const settingsKey = directorySettingsKey(directoryId);
+  const items = await batchGetAll([settingsKey, fraudLockKey(directoryId, identifier)]);
+  const settings = items.find((item) => item.sk === settingsKey.sk);
+  const lock = items.find((item) => (item.sk as string).startsWith(fraudLockPrefix));
+  return { settings: settingsFromItem(settings), lock: lock && lockFromItem(lock) };
+}
+
+export async function getDirectorySettings(directoryId: string): Promise<PushFatigueSettings> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: directorySettingsKey(directoryId), ConsistentRead: true }),
+  );
+  return settingsFromItem(Item);
+}
+
+/** Replaces the directory's settings. */
+export async function putDirectorySettings(
+  directoryId: string,
+  settings: PushFatigueSettings,
+): Promise<void> {
+  await dynamo.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...directorySettingsKey(directoryId),
+        rateLimitCount: settings.rateLimit.count,
+        rateLimitWindow: settings.rateLimit.windowSeconds,
+        ...(settings.fraudLockSeconds === null ? {} : { fraudLockSeconds: settings.fraudLockSeconds }),
+      },
+    }),
+  );
+}
+
+function settingsFromItem(item: Record<string, unknown> | undefined): PushFatigueSettings {
+  if (!item) return defaultPushFatigueSettings;
+  return {
+    rateLimit: { count: item.rateLimitCount as number, windowSeconds: item.rateLimitWindow as number },
+    fraudLockSeconds: (item.fraudLockSeconds as number | undefined) ?? null,
+  };
+}
+
+/**
+ * Counts one request for a user in the window starting at `windowStart`, unless `limit.count` were counted already:
+ * one conditional ADD decides, so concurrent creates can never overshoot. The counter outlives its window briefly and
+ * is then purged.
+ */
+export async function countUserRequest(
+  directoryId: string,
+  identifier: string,
+  limit: RateLimit,
+  windowStart: number,
+): Promise<boolean> {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: rateCounterKey(directoryId, identifier, windowStart),
+        UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
+        ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+        ExpressionAttributeNames: { '#count': 'requests', '#ttl': 'ttl' },
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':limit': limit.count,
+          ':ttl': windowStart + limit.windowSeconds + 3600,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Locks a user until `lockedUntil`; a later lock extends an earlier one, never shortens it. */
+export async function lockUser(directoryId: string, identifier: string, lockedUntil: number): Promise<void> {
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...fraudLockKey(directoryId, identifier),
+          identifier,
+          lockedUntil,
+          ttl: lockedUntil + 86_400,
+        },
+        ConditionExpression: 'attribute_not_exists(lockedUntil) OR lockedUntil < :until',
+        ExpressionAttributeValues: { ':until': lockedUntil },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalFailure(error)) throw error;
+  }
+}
+
+/** The directory's locks, ended ones included until they are purged (callers compare with the time). */
+export async function listFraudLocks(directoryId: string): Promise<FraudLock[]> {
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': entityPartition({ type: 'dir', id: directoryId }),
+      ':prefix': fraudLockPrefix,
+    },
+    ConsistentRead: true,
+  });
+  return items.map(lockFromItem);
+}
+
+/** Removes a user's lock; false when there was none. */
+export async function clearFraudLock(directoryId: string, identifier: string): Promise<boolean> {
+  const { Attributes } = await dynamo.send(
+    new DeleteCommand({
+      TableName: tableName,
+      Key: fraudLockKey(directoryId, identifier),
+      ReturnValues: 'ALL_OLD',
+    }),
+  );
+  return Attributes !== undefined;
+}
+
+function lockFromItem(item: Record<string, unknown>): FraudLock {
+  return { identifier: item.identifier as string, lockedUntil: item.lockedUntil as number };
+}

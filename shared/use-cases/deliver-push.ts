@@ -1,0 +1,128 @@
+import { apiKeyRing } from '#shared/api-keys/current-key-ring';
+import { type AuthRequest, authRequestState } from '#shared/domain/auth-request';
+import { DeviceStatus, type UserDevice } from '#shared/domain/user';
+import type { PushEvent } from '#shared/events/push-event';
+import { describeEndpoint, type PushChannel } from '#shared/push/channel';
+import type { PushNotification, PushProvider, PushResult } from '#shared/push/provider';
+import type { PushWorkerSettings } from '#shared/push/settings';
+import { webPushProvider } from '#shared/push/web-push';
+import { getAuthRequest } from '#shared/store/auth-requests';
+import { recordPushed, wasPushed } from '#shared/store/push-deliveries';
+import { getUser, removeDevicePushChannel } from '#shared/store/users';
+import type { Resolver } from '#shared/webhooks/destination';
+
+/** One device's attempt, as the worker logs it: ids, the push service's origin and the outcome, nothing secret. */
+export type DeviceAttempt = PushResult & {
+  readonly deviceId: string;
+  readonly channel: PushChannel['type'];
+  readonly destination: string;
+};
+
+export type PushDelivery =
+  /** Nothing to push: the request is gone, not in the state this push is about, or no device has a channel. */
+  | { readonly outcome: 'nothing'; readonly why: string }
+  /** The request is still pending at its end message (a clock ahead of the queue's): try again in `seconds`. */
+  | { readonly outcome: 'early'; readonly seconds: number }
+  | { readonly outcome: 'attempted'; readonly attempts: readonly DeviceAttempt[] }
+  | { readonly outcome: 'no-key'; readonly why: string };
+
+/** The line a prompt shows when the service gave none. */
+export const defaultPromptBody = 'Approve or deny the sign-in request';
+
+const endedBodies = {
+  answered: 'Answered on another device',
+  cancelled: 'Cancelled',
+  expired: 'Expired',
+  void: 'Cancelled',
+} as const;
+
+function notificationFor(
+  event: PushEvent,
+  auth: AuthRequest,
+  state: keyof typeof endedBodies | 'pending',
+  nowSeconds: number,
+): PushNotification {
+  const title = auth.pushTitle ?? auth.serviceName;
+  if (event.kind === 'prompt' || state === 'pending') {
+    return {
+      kind: 'prompt',
+      authRequestId: auth.id,
+      title,
+      body: auth.pushBody ?? defaultPromptBody,
+      ttlSeconds: Math.max(0, auth.expiresAt - nowSeconds),
+    };
+  }
+  // Long enough to replace a prompt that an offline device has not received yet (same Topic), and then gone.
+  return { kind: 'ended', authRequestId: auth.id, title, body: endedBodies[state], ttlSeconds: 600 };
+}
+
+/**
+ * One push event: loads the request and its user now, and pushes to each device that the request was offered to and
+ * that has a channel — or, for a retry, to the one device it names. A prompt goes out only while the request is
+ * pending; an end goes only to the devices a prompt reached, except the device that answered. A device reached
+ * already (recorded after each success) is skipped, so a redelivered message does not push twice. A channel the push
+ * service says is gone is removed from the device at once.
+ */
+export async function deliverPush(
+  event: PushEvent,
+  settings: PushWorkerSettings,
+  options: { now?: Date; resolve?: Resolver; provider?: PushProvider } = {},
+): Promise<PushDelivery> {
+  const now = options.now ?? new Date();
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const auth = await getAuthRequest(event.authRequestId);
+  if (!auth) return { outcome: 'nothing', why: 'no such auth request' };
+  const state = authRequestState(auth, nowSeconds);
+  if (event.kind === 'prompt' && state !== 'pending')
+    return { outcome: 'nothing', why: `the request is ${state}` };
+  if (event.kind === 'ended' && state === 'pending') {
+    return { outcome: 'early', seconds: Math.max(1, auth.expiresAt - nowSeconds) };
+  }
+  const user = await getUser({ directoryId: auth.directoryId, identifier: auth.identifier });
+  const devices = (user?.devices ?? []).filter(
+    (device): device is UserDevice & { push: PushChannel } =>
+      device.push !== undefined &&
+      device.status === DeviceStatus.linked &&
+      auth.deviceIds.includes(device.id) &&
+      (event.deviceId === undefined || device.id === event.deviceId) &&
+      !(event.kind === 'ended' && device.id === auth.answer?.deviceId),
+  );
+  if (devices.length === 0) return { outcome: 'nothing', why: 'no device with a push channel' };
+  const provider = options.provider ?? (await defaultProvider(settings, options.resolve));
+  if (!provider) return { outcome: 'no-key', why: 'the API key ring has no VAPID key pair' };
+  const notification = notificationFor(event, auth, state, nowSeconds);
+  const attempts = await Promise.all(
+    devices.map(async (device): Promise<DeviceAttempt | undefined> => {
+      if (await wasPushed(auth.id, event.kind, device.id)) return undefined;
+      if (event.kind === 'ended' && !(await wasPushed(auth.id, 'prompt', device.id))) return undefined;
+      const result = await provider.send(device.push, notification);
+      const key = { directoryId: auth.directoryId, identifier: auth.identifier };
+      if (result.outcome === 'delivered') await recordPushed(auth.id, event.kind, device.id, auth.expiresAt);
+      if (result.outcome === 'gone') await removeDevicePushChannel(key, device.id, device.push.endpoint);
+      return {
+        ...result,
+        deviceId: device.id,
+        channel: device.push.type,
+        destination: describeEndpoint(device.push.endpoint),
+      };
+    }),
+  );
+  const made = attempts.filter((attempt): attempt is DeviceAttempt => attempt !== undefined);
+  if (made.length === 0) return { outcome: 'nothing', why: 'every device was reached already' };
+  return { outcome: 'attempted', attempts: made };
+}
+
+async function defaultProvider(
+  settings: PushWorkerSettings,
+  resolve: Resolver | undefined,
+): Promise<PushProvider | undefined> {
+  const { vapid } = await apiKeyRing();
+  if (!vapid) return undefined;
+  return webPushProvider({
+    vapid,
+    subject: settings.vapidSubject,
+    policy: settings.policy,
+    timeoutMs: settings.timeoutMs,
+    ...(resolve ? { resolve } : {}),
+  });
+}

@@ -1,0 +1,121 @@
+import {
+  type PushFatigueSettings,
+  parseFraudLock,
+  parseRateLimit,
+  rateWindow,
+} from '#shared/domain/push-fatigue';
+import type { UserKey } from '#shared/domain/user';
+import { ApiError } from '#shared/errors';
+import { getHead } from '#shared/store/heads';
+import {
+  clearFraudLock,
+  countUserRequest,
+  type FraudLock,
+  getDirectorySettings,
+  getRequestGuards,
+  listFraudLocks,
+  lockUser,
+  putDirectorySettings,
+} from '#shared/store/push-fatigue';
+import { isoSeconds } from '#shared/time';
+
+/**
+ * Refuses a new request for a user locked after a fraud denial (USR-002, docs/protocol.md#push-fatigue), and returns
+ * the directory's settings for `countNewRequest`.
+ */
+export async function refuseLockedUser(key: UserKey, nowSeconds: number): Promise<PushFatigueSettings> {
+  const { settings, lock } = await getRequestGuards(key.directoryId, key.identifier);
+  // A lock outlives a setting turned off: clearing it is the operator's decision, not the setting's.
+  if (lock && lock.lockedUntil > nowSeconds) {
+    throw new ApiError('USR-002', 'The user denied a request as fraud and cannot be asked again yet', {
+      data: { retry_after: lock.lockedUntil - nowSeconds, locked_until: isoTime(lock.lockedUntil) },
+    });
+  }
+  return settings;
+}
+
+/**
+ * Counts a request against the user's rate limit, or refuses it (USR-001) once the window's count is used up. Called
+ * before the user's slot is claimed, and after the busy check: a 409 sends nothing to the user, so it costs nothing.
+ */
+export async function countNewRequest(
+  key: UserKey,
+  settings: PushFatigueSettings,
+  nowSeconds: number,
+): Promise<void> {
+  const { rateLimit } = settings;
+  const window = rateWindow(rateLimit, nowSeconds);
+  if (await countUserRequest(key.directoryId, key.identifier, rateLimit, window.start)) return;
+  throw new ApiError(
+    'USR-001',
+    `The user was sent ${rateLimit.count} requests in ${rateLimit.windowSeconds} seconds, the directory's limit`,
+    {
+      data: {
+        retry_after: window.end - nowSeconds,
+        limit: rateLimit.count,
+        window_seconds: rateLimit.windowSeconds,
+      },
+    },
+  );
+}
+
+/** Locks the user after a fraud denial, when the directory has the lock on. */
+export async function lockAfterFraud(key: UserKey, nowSeconds: number): Promise<void> {
+  const { fraudLockSeconds } = await getDirectorySettings(key.directoryId);
+  if (fraudLockSeconds !== null)
+    await lockUser(key.directoryId, key.identifier, nowSeconds + fraudLockSeconds);
+}
+
+/** A directory's settings as the admin CLI shows them. */
+export interface DirectorySettingsView {
+  readonly directory_id: string;
+  readonly rate_limit: string;
+  readonly fraud_lock: string;
+}
+
+/** Changes what is given (`--rate-limit <count>/<seconds>`, `--fraud-lock <seconds>|off`) and shows the result. */
+export async function updateDirectorySettings(
+  directoryId: string,
+  changes: { readonly rateLimit?: string; readonly fraudLock?: string },
+): Promise<DirectorySettingsView> {
+  await requireDirectory(directoryId);
+  const current = await getDirectorySettings(directoryId);
+  const updated: PushFatigueSettings = {
+    rateLimit: changes.rateLimit === undefined ? current.rateLimit : parseRateLimit(changes.rateLimit),
+    fraudLockSeconds:
+      changes.fraudLock === undefined ? current.fraudLockSeconds : parseFraudLock(changes.fraudLock),
+  };
+  if (changes.rateLimit !== undefined || changes.fraudLock !== undefined)
+    await putDirectorySettings(directoryId, updated);
+  return {
+    directory_id: directoryId,
+    rate_limit: `${updated.rateLimit.count}/${updated.rateLimit.windowSeconds}`,
+    fraud_lock: updated.fraudLockSeconds === null ? 'off' : String(updated.fraudLockSeconds),
+  };
+}
+
+/** The directory's users that are locked now. */
+export async function listLockedUsers(
+  directoryId: string,
+  now: Date,
+): Promise<{ identifier: string; locked_until: string }[]> {
+  await requireDirectory(directoryId);
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  return (await listFraudLocks(directoryId))
+    .filter((lock: FraudLock) => lock.lockedUntil > nowSeconds)
+    .map((lock) => ({ identifier: lock.identifier, locked_until: isoTime(lock.lockedUntil) }));
+}
+
+/** Lifts a user's lock; throws when the user has none. */
+export async function unlockUser(directoryId: string, identifier: string): Promise<void> {
+  await requireDirectory(directoryId);
+  if (!(await clearFraudLock(directoryId, identifier)))
+    throw new Error(`The user ${identifier} of directory ${directoryId} is not locked`);
+}
+
+async function requireDirectory(directoryId: string): Promise<void> {
+  if (!(await getHead({ type: 'dir', id: directoryId })))
+    throw new Error(`There is no directory ${directoryId}`);
+}
+
+const isoTime = (epochSeconds: number) => isoSeconds(new Date(epochSeconds * 1000));

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Authenticator } from '#shared/authenticator/authenticator';
+import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
+import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
+import { refusal } from '#test/support/tree';
+
+let runtime: TestRuntime;
+let scene: AuthScene;
+
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+  scene = await newAuthScene(runtime);
+});
+afterAll(async () => {
+  await runtime?.stop();
+});
+
+type Created = Awaited<ReturnType<AuthScene['ask']>> & { number_match_code?: string };
+
+async function pendingOf(device: Authenticator) {
+  const [pending] = await device.pending();
+  return pending as NonNullable<typeof pending>;
+}
+
+/** A code of the same length that is not the request's. */
+const wrongCode = (code: string) => String((Number(code) + 1) % 1000).padStart(3, '0');
+
+describe('number matching', () => {
+  it('gives the application a code, tells the device one is needed without showing it, and accepts it', async () => {
+    const device = await scene.linkDevice('ann');
+    const created: Created = await scene.ask({ username: 'ann', number_matching: true });
+    expect(created.number_match_code).toMatch(/^\d{3}$/);
+    const pending = await pendingOf(device);
+    expect(pending.number_match).toBe(true);
+    expect(JSON.stringify(pending)).not.toContain(`"${created.number_match_code}"`);
+
+    await device.answer(pending, { approve: true, numberMatchCode: created.number_match_code as string });
+    const read = await scene.read(created.auth_request);
+    expect(read.status).toBe(200);
+    const opened = await scene.open(read.body as NonNullable<typeof read.body>);
+    expect(opened).toMatchObject({ type: 'AUTHORIZED', reason: 'APPROVED' });
+  });
+
+  it('refuses an answer without the code, and wrong codes, then ends the request after the third', async () => {
+    const device = await scene.linkDevice('ben');
+    const created: Created = await scene.ask({ username: 'ben', number_matching: true });
+    const code = created.number_match_code as string;
+    const pending = await pendingOf(device);
+
+    const missing = await refusal(device.answer(pending, { approve: true }));
+    expect({ status: missing.status, code: missing.errorCode }).toEqual({ status: 400, code: 'ARG-001' });
+    for (const left of [2, 1]) {
+      const wrong = await refusal(
+        device.answer(pending, { approve: true, numberMatchCode: wrongCode(code) }),
+      );
+      expect({ status: wrong.status, code: wrong.errorCode, data: wrong.errorData }).toEqual({
+        status: 400,
+        code: 'SVC-009',
+        data: { attempts_left: left },
+      });
+      expect((await scene.read(created.auth_request)).status).toBe(204);
+    }
+    const last = await refusal(device.answer(pending, { approve: true, numberMatchCode: wrongCode(code) }));
+    expect({ status: last.status, code: last.errorCode }).toEqual({ status: 400, code: 'SVC-008' });
+
+    // Ended: the application's poll says why, the right code comes too late, and the user is free again.
+    const poll = await refusal(scene.read(created.auth_request));
+    expect({ status: poll.status, code: poll.errorCode }).toEqual({ status: 400, code: 'SVC-008' });
+    const late = await refusal(device.answer(pending, { approve: true, numberMatchCode: code }));
+    expect(late.errorCode).toBe('SVC-008');
+    expect(await device.pending()).toEqual([]);
+    expect((await scene.ask({ username: 'ben' })).auth_request).toMatch(/^[\da-f-]{36}$/);
+  });
+
+  it('leaves a request that did not opt in exactly as before, whatever code a device sends', async () => {
+    const device = await scene.linkDevice('cal');
+    const created = await scene.ask({ username: 'cal' });
+    expect(Object.keys(created).sort()).toEqual(['auth_request', 'device_ids', 'push_package']);
+    const pending = await pendingOf(device);
+    expect(pending).not.toHaveProperty('number_match');
+    await device.answer(pending, { approve: true, numberMatchCode: '123' });
+    expect((await scene.read(created.auth_request)).status).toBe(200);
+  });
+});
