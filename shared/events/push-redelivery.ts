@@ -1,8 +1,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { requireEnv } from '#shared/config';
-import { queueClient } from '#shared/events/queue-client';
+import { queueClient, sendToDeadLetters } from '#shared/events/queue-client';
 import { type PushEvent, queuedPushBody } from '#shared/events/push-event';
-import { deadLetterReasonAttribute } from '#shared/events/webhook-event';
 
 const queueUrl = requireEnv('PUSH_QUEUE_URL');
 const deadLetterQueueUrl = requireEnv('PUSH_DLQ_URL');
@@ -20,13 +19,5 @@ export async function requeuePush(event: PushEvent, attempt: number, delaySecond
 
 /** Moves a push to the DLQ with the reason, for an operator to read and re-drive. */
 export async function deadLetterPush(body: string, reason: string): Promise<void> {
-  await queueClient.send(
-    new SendMessageCommand({
-      QueueUrl: deadLetterQueueUrl,
-      MessageBody: body,
-      MessageAttributes: {
-        [deadLetterReasonAttribute]: { DataType: 'String', StringValue: reason.slice(0, 1000) },
-      },
-    }),
-  );
+  await sendToDeadLetters(deadLetterQueueUrl, body, reason);
 }

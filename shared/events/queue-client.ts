@@ -1,7 +1,25 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { deadLetterReasonAttribute } from '#shared/events/webhook-event';
 
 /** One client per process: short timeouts, so a request that cannot enqueue fails fast and is retried by its caller. */
 export const queueClient = new SQSClient({
   maxAttempts: 3,
   requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
 });
+
+/** Moves a message to a dead-letter queue with the reason, for an operator to read and re-drive. */
+export async function sendToDeadLetters(
+  deadLetterQueueUrl: string,
+  body: string,
+  reason: string,
+): Promise<void> {
+  await queueClient.send(
+    new SendMessageCommand({
+      QueueUrl: deadLetterQueueUrl,
+      MessageBody: body,
+      MessageAttributes: {
+        [deadLetterReasonAttribute]: { DataType: 'String', StringValue: reason.slice(0, 1000) },
+      },
+    }),
+  );
+}

@@ -1,11 +1,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { requireEnv } from '#shared/config';
-import { queueClient } from '#shared/events/queue-client';
-import {
-  deadLetterReasonAttribute,
-  queuedMessageBody,
-  type WebhookEvent,
-} from '#shared/events/webhook-event';
+import { queueClient, sendToDeadLetters } from '#shared/events/queue-client';
+import { queuedMessageBody, type WebhookEvent } from '#shared/events/webhook-event';
 
 const queueUrl = requireEnv('WEBHOOK_QUEUE_URL');
 const deadLetterQueueUrl = requireEnv('WEBHOOK_DLQ_URL');
@@ -31,13 +27,5 @@ export async function requeueEvent(
 
 /** Moves a message to the DLQ with the reason, for an operator to read and re-drive. */
 export async function deadLetter(body: string, reason: string): Promise<void> {
-  await queueClient.send(
-    new SendMessageCommand({
-      QueueUrl: deadLetterQueueUrl,
-      MessageBody: body,
-      MessageAttributes: {
-        [deadLetterReasonAttribute]: { DataType: 'String', StringValue: reason.slice(0, 1000) },
-      },
-    }),
-  );
+  await sendToDeadLetters(deadLetterQueueUrl, body, reason);
 }

@@ -1,3 +1,4 @@
+import { positiveIntegerEnv } from '#shared/config';
 import { type DestinationPolicy, destinationPolicyFromEnv } from '#shared/webhooks/destination';
 
 export interface PushWorkerSettings {
@@ -11,15 +12,6 @@ export interface PushWorkerSettings {
   readonly retryBaseSeconds: number;
   /** The VAPID `sub` claim: a contact for the push services, a real `mailto:` or `https:` URL. */
   readonly vapidSubject: string;
-}
-
-function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const text = env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`${name} must be a positive integer, not ${text}`);
-  return value;
 }
 
 /** A VAPID contact push services accept: Apple answers 403 BadJwtToken to a made-up one such as `mailto:x@localhost`. */
@@ -45,9 +37,9 @@ export function checkVapidSubject(subject: string): string {
 export function pushWorkerSettings(env: NodeJS.ProcessEnv = process.env): PushWorkerSettings {
   return {
     policy: destinationPolicyFromEnv(env),
-    timeoutMs: positiveInteger(env, 'PUSH_TIMEOUT_MS', 5_000),
-    maxAttempts: positiveInteger(env, 'PUSH_MAX_ATTEMPTS', 5),
-    retryBaseSeconds: positiveInteger(env, 'PUSH_RETRY_BASE_SECONDS', 2),
+    timeoutMs: positiveIntegerEnv(env, 'PUSH_TIMEOUT_MS', 5_000),
+    maxAttempts: positiveIntegerEnv(env, 'PUSH_MAX_ATTEMPTS', 5),
+    retryBaseSeconds: positiveIntegerEnv(env, 'PUSH_RETRY_BASE_SECONDS', 2),
     vapidSubject: checkVapidSubject(env.PUSH_VAPID_SUBJECT ?? 'mailto:postmaster@example.com'),
   };
 }

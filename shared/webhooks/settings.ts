@@ -1,3 +1,4 @@
+import { positiveIntegerEnv } from '#shared/config';
 import { type DestinationPolicy, destinationPolicyFromEnv } from '#shared/webhooks/destination';
 
 export interface WebhookWorkerSettings {
@@ -13,21 +14,12 @@ export interface WebhookWorkerSettings {
 /** SQS delays a message at most 15 minutes. */
 export const maxRetryDelaySeconds = 900;
 
-function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const text = env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`${name} must be a positive integer, not ${text}`);
-  return value;
-}
-
 export function webhookWorkerSettings(env: NodeJS.ProcessEnv = process.env): WebhookWorkerSettings {
   return {
     policy: destinationPolicyFromEnv(env),
-    timeoutMs: positiveInteger(env, 'WEBHOOK_TIMEOUT_MS', 5_000),
-    maxAttempts: positiveInteger(env, 'WEBHOOK_MAX_ATTEMPTS', 8),
-    retryBaseSeconds: positiveInteger(env, 'WEBHOOK_RETRY_BASE_SECONDS', 30),
+    timeoutMs: positiveIntegerEnv(env, 'WEBHOOK_TIMEOUT_MS', 5_000),
+    maxAttempts: positiveIntegerEnv(env, 'WEBHOOK_MAX_ATTEMPTS', 8),
+    retryBaseSeconds: positiveIntegerEnv(env, 'WEBHOOK_RETRY_BASE_SECONDS', 30),
   };
 }
 
