@@ -91,29 +91,8 @@ export class AuthorizationServiceStack extends Stack {
       removalPolicy: protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
 
-    const deadLetterQueue = new Queue(this, 'WebhookDeadLetterQueue', {
-      retentionPeriod: Duration.days(webhookQueue.deadLetterRetentionDays),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
-    const queue = new Queue(this, 'WebhookQueue', {
-      visibilityTimeout: Duration.seconds(webhookQueue.visibilityTimeoutSeconds),
-      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: webhookQueue.maxReceiveCount },
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
-
-    const pushDeadLetterQueue = new Queue(this, 'PushDeadLetterQueue', {
-      retentionPeriod: Duration.days(pushQueueSettings.deadLetterRetentionDays),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
-    const pushQueue = new Queue(this, 'PushQueue', {
-      visibilityTimeout: Duration.seconds(pushQueueSettings.visibilityTimeoutSeconds),
-      deadLetterQueue: { queue: pushDeadLetterQueue, maxReceiveCount: pushQueueSettings.maxReceiveCount },
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
+    const [queue, deadLetterQueue] = this.queueWithDeadLetters('Webhook', webhookQueue);
+    const [pushQueue, pushDeadLetterQueue] = this.queueWithDeadLetters('Push', pushQueueSettings);
 
     // The API's private key ring. The value CloudFormation generates is a placeholder: the ApiKeyRing custom resource
     // below replaces it with the real ring, which never appears in the template, an environment variable or a log.
@@ -309,5 +288,24 @@ export class AuthorizationServiceStack extends Stack {
       value: pushDeadLetterQueue.queueUrl,
       description: 'For `admin push`',
     });
+  }
+
+  /** An event queue and its dead-letter queue, encrypted and TLS-only: `<name>Queue` and `<name>DeadLetterQueue`. */
+  private queueWithDeadLetters(
+    name: string,
+    settings: { visibilityTimeoutSeconds: number; maxReceiveCount: number; deadLetterRetentionDays: number },
+  ): [Queue, Queue] {
+    const deadLetters = new Queue(this, `${name}DeadLetterQueue`, {
+      retentionPeriod: Duration.days(settings.deadLetterRetentionDays),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    const queue = new Queue(this, `${name}Queue`, {
+      visibilityTimeout: Duration.seconds(settings.visibilityTimeoutSeconds),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: settings.maxReceiveCount },
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    return [queue, deadLetters];
   }
 }
