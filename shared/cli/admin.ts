@@ -8,6 +8,7 @@ import type { WebhookQueueUrls } from '#shared/events/dead-letters';
 import { runningRuntime, runtimeRecordPath } from '#infra/local/runtime-record';
 import {
   CliFailure,
+  commandUsage,
   dataDirectory,
   exitCodes,
   exitCodesHelp,
@@ -94,10 +95,7 @@ const readOnly: readonly Command[] = [
   'locks list',
 ];
 
-const usageOf = (command: Command) =>
-  `Usage: npm run admin -- ${commands[command].synopsis}\n(npm run admin -- --help for every command and option)`;
-const commandList = `Usage: npm run admin -- <command> [options]; commands: ${Object.keys(commands).join(', ')}
-(npm run admin -- --help for every command and option)`;
+const { usageOf, commandList } = commandUsage('admin', commands);
 
 const help = `Usage: npm run admin -- <command> [options]
 

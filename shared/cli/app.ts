@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import {
   type ApiLocation,
+  commandUsage,
   dataDirectory,
   exitCodesHelp,
   exitWith,
@@ -57,10 +58,7 @@ const commands = {
 } as const;
 type Command = keyof typeof commands;
 
-const usageOf = (command: Command) =>
-  `Usage: npm run app -- ${commands[command].synopsis}\n(npm run app -- --help for every command and option)`;
-const commandList = `Usage: npm run app -- <command> [options]; commands: ${Object.keys(commands).join(', ')}
-(npm run app -- --help for every command and option)`;
+const { usageOf, commandList } = commandUsage('app', commands);
 
 const help = `Usage: npm run app -- <command> [options]
 

@@ -18,6 +18,7 @@ import {
 } from '#shared/authenticator/state';
 import {
   type ApiLocation,
+  commandUsage,
   dataDirectory,
   exitCodesHelp,
   exitWith,
@@ -74,10 +75,7 @@ const commands = {
 } as const;
 type Command = keyof typeof commands;
 
-const usageOf = (command: Command) =>
-  `Usage: npm run authenticator -- ${commands[command].synopsis}\n(npm run authenticator -- --help for every command and option)`;
-const commandList = `Usage: npm run authenticator -- <command> [options]; commands: ${Object.keys(commands).join(', ')}
-(npm run authenticator -- --help for every command and option)`;
+const { usageOf, commandList } = commandUsage('authenticator', commands);
 
 const help = `Usage: npm run authenticator -- <command> [options]
 

@@ -27,6 +27,21 @@ export class CliFailure extends Error {
   }
 }
 
+/**
+ * The usage lines of a CLI with commands: one command's synopsis, and the list of its commands, each pointing at the
+ * full help.
+ */
+export function commandUsage<C extends string>(
+  cli: string,
+  commands: Readonly<Record<C, { synopsis: string }>>,
+) {
+  const fullHelp = `(npm run ${cli} -- --help for every command and option)`;
+  return {
+    usageOf: (command: C) => `Usage: npm run ${cli} -- ${commands[command].synopsis}\n${fullHelp}`,
+    commandList: `Usage: npm run ${cli} -- <command> [options]; commands: ${Object.keys(commands).join(', ')}\n${fullHelp}`,
+  };
+}
+
 export function usageFailure(message: string, usage: string): CliFailure {
   return new CliFailure(message, exitCodes.usage, usage);
 }
