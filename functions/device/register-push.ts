@@ -2,7 +2,7 @@ import { noContent } from '#shared/http/reply';
 import { registerPushBody } from '#shared/http/schemas/devices';
 import { signedHandler } from '#shared/http/signed-handler';
 import { deviceUserKey } from '#shared/use-cases/device-auth-requests';
-import { registerWebPush } from '#shared/use-cases/push-channels';
+import { registerPushChannel } from '#shared/use-cases/push-channels';
 import { destinationPolicyFromEnv } from '#shared/webhooks/destination';
 
 const policy = destinationPolicyFromEnv();
@@ -12,13 +12,7 @@ export const handler = signedHandler({
   subject: 'dev',
   body: registerPushBody,
   handle: async ({ caller, body, receivedAt }) => {
-    await registerWebPush(
-      deviceUserKey(caller.subjectHead),
-      caller.subject.id,
-      body.webpush,
-      policy,
-      receivedAt,
-    );
+    await registerPushChannel(deviceUserKey(caller.subjectHead), caller.subject.id, body, policy, receivedAt);
     return noContent();
   },
 });

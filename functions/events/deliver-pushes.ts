@@ -35,11 +35,6 @@ async function handleRecord(record: SQSRecord): Promise<void> {
     case 'nothing':
       logger.info('Push attempt', { ...base, outcome: 'nothing', why: delivery.why });
       return;
-    case 'no-key':
-      logger.error('Push attempt', { ...base, outcome: 'dead', why: delivery.why });
-      await deadLetterPush(record.body, delivery.why);
-      countMetric('PushesDeadLettered');
-      return;
     case 'early':
       logger.info('Push attempt', { ...base, outcome: 'early', next: `in ${delivery.seconds} s` });
       await requeuePush(event, attempt, Math.min(maxRetryDelaySeconds, delivery.seconds));

@@ -189,7 +189,17 @@ export class Authenticator {
     endpoint: string;
     keys: { p256dh: string; auth: string };
   }): Promise<void> {
-    await this.client.call('PUT', '/device/v3/push', { body: { webpush: subscription } });
+    await this.registerPush({ webpush: subscription });
+  }
+
+  /** Registers this device's push channel: a Web Push subscription, or an app's APNs or FCM token. */
+  async registerPush(
+    channel:
+      | { webpush: { endpoint: string; keys: { p256dh: string; auth: string } } }
+      | { apns: { token: string; environment?: 'production' | 'sandbox' } }
+      | { fcm: { token: string } },
+  ): Promise<void> {
+    await this.client.call('PUT', '/device/v3/push', { body: channel });
   }
 
   /** Removes this device's push channel. */

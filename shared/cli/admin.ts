@@ -2,7 +2,7 @@ import { access, chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { ApiKeySize } from '#shared/api-keys/key-ring';
+import type { ApiKeyRing, ApiKeySize } from '#shared/api-keys/key-ring';
 import type { ApiKeyRingStorage } from '#shared/api-keys/key-ring-storage';
 import type { WebhookQueueUrls } from '#shared/events/dead-letters';
 import { runningRuntime, runtimeRecordPath } from '#infra/local/runtime-record';
@@ -46,6 +46,17 @@ const commands = {
       'directory settings --directory <id> [--rate-limit <count>/<seconds>] [--fraud-lock <seconds>|off]',
     about: `Show or change a directory's protections against push fatigue: the requests one user may be sent per
       window (default 30/600), and how long a user is locked after denying a request as fraud (default off).`,
+  },
+  'directory push': {
+    synopsis: 'directory push --directory <id>',
+    about: `Show what a directory can push with: the app its ios_p12 certificate pushes to, its APNs token key, and the
+      Firebase project of its android_key. Keys are never shown.`,
+  },
+  'directory apns-key': {
+    synopsis:
+      'directory apns-key --directory <id> (--p8 <file> --key-id <id> --team-id <id> --topic <bundle id> | --remove)',
+    about: `Give a directory a token-based APNs key (the .p8 file from the Apple Developer account, its key id, the team
+      id and the app's bundle id), which APNs pushes then use instead of the ios_p12 certificate; or remove it.`,
   },
   'locks list': {
     synopsis: 'locks list --directory <id>',
@@ -93,6 +104,7 @@ const readOnly: readonly Command[] = [
   'webhooks dead-letters',
   'push dead-letters',
   'locks list',
+  'directory push',
 ];
 
 const { usageOf, commandList } = commandUsage('admin', commands);
@@ -137,6 +149,11 @@ const { values, positionals } = parseCommandLine(
         user: { type: 'string' },
         'rate-limit': { type: 'string' },
         'fraud-lock': { type: 'string' },
+        p8: { type: 'string' },
+        'key-id': { type: 'string' },
+        'team-id': { type: 'string' },
+        topic: { type: 'string' },
+        remove: { type: 'boolean' },
         'key-type': { type: 'string' },
         expires: { type: 'string' },
         inactive: { type: 'boolean' },
@@ -191,7 +208,7 @@ async function pointAtTarget(): Promise<void> {
     process.env.TABLE_NAME = values.table;
     if (values.region) process.env.AWS_REGION = values.region;
     keyRing = async () => {
-      if (!values['secret-id']) fail('api-key add and rotate against AWS need --secret-id.');
+      if (!values['secret-id']) fail(`${command} against AWS needs --secret-id (the API key secret).`);
       const { secretKeyRingStorage } = await import('#shared/api-keys/key-ring-storage');
       return secretKeyRingStorage(values['secret-id']);
     };
@@ -344,6 +361,26 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
         })),
       };
     }
+    case 'directory push':
+    case 'directory apns-key': {
+      if (!values.directory) fail(`${name} needs --directory.`);
+      const { hashKey } = await openedKeyRing();
+      const push = await import('#shared/use-cases/directory-push');
+      if (name === 'directory push')
+        return { ...(await push.describeDirectoryPush(values.directory, hashKey)) };
+      if (values.remove) return { ...(await push.removeApnsTokenKey(values.directory, hashKey)) };
+      if (!values.p8 || !values['key-id'] || !values['team-id'] || !values.topic)
+        fail('directory apns-key needs --p8, --key-id, --team-id and --topic, or --remove.');
+      const keyPem = await readFile(values.p8, 'utf8');
+      return {
+        ...(await push.setApnsTokenKey(values.directory, hashKey, {
+          keyPem,
+          keyId: values['key-id'],
+          teamId: values['team-id'],
+          topic: values.topic,
+        })),
+      };
+    }
     case 'locks list': {
       if (!values.directory) fail('locks list needs --directory.');
       const { listLockedUsers } = await import('#shared/use-cases/push-fatigue');
@@ -402,6 +439,16 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
     default:
       return fail(`Unknown command "${name}".`);
   }
+}
+
+/** The key ring itself, for what is sealed under its hash key. */
+async function openedKeyRing(): Promise<ApiKeyRing> {
+  const storage = await keyRing();
+  const document = await storage.read();
+  if (!document)
+    throw new CliFailure(`There is no API key ring in ${storage.description} yet.`, exitCodes.unreachable);
+  const { openApiKeyRing } = await import('#shared/api-keys/key-ring');
+  return openApiKeyRing(document);
 }
 
 function bitsOption(): ApiKeySize {

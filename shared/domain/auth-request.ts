@@ -56,7 +56,10 @@ export interface AuthRequest {
   readonly numberMatchCode?: string;
   /** Wrong codes devices have sent so far. */
   readonly numberMatchFailures?: number;
-  /** Set with CANCELLED when the request ended after `maxNumberMatchFailures` wrong codes. */
+  /**
+   * Set when the request ended after `maxNumberMatchFailures` wrong codes: with ANSWERED and the service's own FAILED
+   * answer (before that answer existed, with CANCELLED).
+   */
   readonly numberMatchFailed?: boolean;
 }
 

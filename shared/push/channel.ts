@@ -13,13 +13,42 @@ export interface WebPushChannel {
   readonly registered: string;
 }
 
-export type PushChannel = WebPushChannel;
+/** A directory's own iOS app on one device: its APNs device token, sent with the directory's credentials. */
+export interface ApnsChannel {
+  readonly type: 'apns';
+  /** Lower-case hex, as the app gets it from `didRegisterForRemoteNotificationsWithDeviceToken`. */
+  readonly token: string;
+  /** Which APNs the token belongs to: a development build's tokens work only with the sandbox. */
+  readonly environment: 'production' | 'sandbox';
+  /** ISO 8601 UTC. */
+  readonly registered: string;
+}
 
-/** What a log may say of a push endpoint: its origin only, since the path is the subscription's capability. */
-export function describeEndpoint(endpoint: string): string {
-  try {
-    return new URL(endpoint).origin;
-  } catch {
-    return '(unparseable URL)';
+/** A directory's own Android app on one device: its FCM registration token. */
+export interface FcmChannel {
+  readonly type: 'fcm';
+  readonly token: string;
+  /** ISO 8601 UTC. */
+  readonly registered: string;
+}
+
+export type PushChannel = WebPushChannel | ApnsChannel | FcmChannel;
+
+/**
+ * What a log may say of a channel: a Web Push endpoint's origin (the path is the subscription's capability), the
+ * push service otherwise; never a token.
+ */
+export function describeChannel(channel: PushChannel): string {
+  switch (channel.type) {
+    case 'webpush':
+      try {
+        return new URL(channel.endpoint).origin;
+      } catch {
+        return '(unparseable URL)';
+      }
+    case 'apns':
+      return `APNs ${channel.environment}`;
+    case 'fcm':
+      return 'FCM';
   }
 }

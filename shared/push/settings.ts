@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { positiveIntegerEnv } from '#shared/config';
 import { type DestinationPolicy, destinationPolicyFromEnv } from '#shared/webhooks/destination';
 
@@ -12,6 +13,27 @@ export interface PushWorkerSettings {
   readonly retryBaseSeconds: number;
   /** The VAPID `sub` claim: a contact for the push services, a real `mailto:` or `https:` URL. */
   readonly vapidSubject: string;
+  /** Where APNs and FCM are: the real services unless pointed elsewhere (a proxy, or a local stand-in in tests). */
+  readonly apnsUrls: { readonly production: string; readonly sandbox: string };
+  readonly fcmUrl: string;
+  readonly fcmTokenUrl: string;
+  /** PEM of further certificate authorities to trust for APNs and FCM (a TLS-inspecting proxy), beside the usual ones. */
+  readonly ca: string | undefined;
+}
+
+/** An https URL (http only for a loopback stand-in), named in the error by its variable. */
+function serviceUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const text = env[name] || fallback;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`${name} must be a URL, not ${text}`);
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
+    throw new Error(`${name} must be an https URL (http only on loopback), not ${text}`);
+  return text.replace(/\/+$/, '');
 }
 
 /** A VAPID contact push services accept: Apple answers 403 BadJwtToken to a made-up one such as `mailto:x@localhost`. */
@@ -41,5 +63,12 @@ export function pushWorkerSettings(env: NodeJS.ProcessEnv = process.env): PushWo
     maxAttempts: positiveIntegerEnv(env, 'PUSH_MAX_ATTEMPTS', 5),
     retryBaseSeconds: positiveIntegerEnv(env, 'PUSH_RETRY_BASE_SECONDS', 2),
     vapidSubject: checkVapidSubject(env.PUSH_VAPID_SUBJECT ?? 'mailto:postmaster@example.com'),
+    apnsUrls: {
+      production: serviceUrl(env, 'PUSH_APNS_URL', 'https://api.push.apple.com'),
+      sandbox: serviceUrl(env, 'PUSH_APNS_SANDBOX_URL', 'https://api.sandbox.push.apple.com'),
+    },
+    fcmUrl: serviceUrl(env, 'PUSH_FCM_URL', 'https://fcm.googleapis.com'),
+    fcmTokenUrl: serviceUrl(env, 'PUSH_FCM_TOKEN_URL', 'https://oauth2.googleapis.com/token'),
+    ca: env.PUSH_CA_FILE ? readFileSync(env.PUSH_CA_FILE, 'utf8') : undefined,
   };
 }

@@ -114,14 +114,16 @@ export function answerAuthRequest(
 
 /**
  * Counts a wrong number-matching code from a device the request was offered to; the count that reaches `max` ends the
- * request instead (CANCELLED, `numberMatchFailed`). Each step is one conditional update, so concurrent wrong codes
- * are all counted and exactly one of them ends the request. Undefined when the request is no longer pending.
+ * request instead, with the answer `ending` makes (ANSWERED, `numberMatchFailed`). Each step is one conditional
+ * update, so concurrent wrong codes are all counted and exactly one of them ends the request. Undefined when the
+ * request is no longer pending.
  */
 export async function recordNumberMatchFailure(
   authId: string,
   deviceId: string,
   nowSeconds: number,
   max: number,
+  ending: () => Promise<AuthAnswer>,
 ): Promise<AuthRequest | undefined> {
   const counted = await transition(
     authId,
@@ -133,8 +135,15 @@ export async function recordNumberMatchFailure(
   if (counted) return counted;
   return transition(
     authId,
-    'SET numberMatchFailures = :max, numberMatchFailed = :failed, #status = :cancelled',
-    { ':max': max, ':last': max - 1, ':failed': true, ':cancelled': 'CANCELLED', ':device': deviceId },
+    'SET numberMatchFailures = :max, numberMatchFailed = :failed, #status = :answered, answer = :answer',
+    {
+      ':max': max,
+      ':last': max - 1,
+      ':failed': true,
+      ':answered': 'ANSWERED',
+      ':answer': await ending(),
+      ':device': deviceId,
+    },
     nowSeconds,
     ' AND contains(deviceIds, :device) AND numberMatchFailures = :last',
   );

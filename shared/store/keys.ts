@@ -14,6 +14,7 @@ import type { Entity, EntityType } from '#shared/protocol/entity';
  *               KEY#<kid>        its public keys
  *               SVC#<svc>        its Directory Services' records
  *               SETTINGS         its protections against push fatigue (operator settings)
+ *               PUSHCREDS        its APNs and FCM credentials, sealed
  *               RATE#<window>#<h>  a user's request count in one rate-limit window (h: the identifier's SHA-256)
  *               LOCK#<h>         a user's lock after a fraud denial
  *   SVC#<svc>   HEAD             the service's head: owners, key set
@@ -104,6 +105,11 @@ export const userRecordKey = (directoryId: string, identifier: string): ItemKey 
 export const directorySettingsKey = (directoryId: string): ItemKey => ({
   pk: entityPartition({ type: 'dir', id: directoryId }),
   sk: 'SETTINGS',
+});
+/** Apart from the directory's record, which many requests read, since a PKCS#12 may be tens of kilobytes. */
+export const pushCredentialsKey = (directoryId: string): ItemKey => ({
+  pk: entityPartition({ type: 'dir', id: directoryId }),
+  sk: 'PUSHCREDS',
 });
 /** Identifiers go in by their SHA-256: a 256-character identifier can be 1 024 bytes, a sort key's whole limit. */
 const identifierDigest = (identifier: string) => createHash('sha256').update(identifier).digest('hex');

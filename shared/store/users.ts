@@ -235,19 +235,26 @@ export function setDevicePushChannel(key: UserKey, deviceId: string, channel: Pu
 }
 
 /**
- * Removes a device's push channel; with `endpoint`, only while the channel still is that one, so that a push service
- * saying an old subscription is gone cannot remove the one the device registered since. False when nothing was removed.
+ * Removes a device's push channel; with `channel`, only while the device's channel still is that one (same endpoint or
+ * token), so that a push service saying an old channel is gone cannot remove the one the device registered since.
+ * False when nothing was removed.
  */
-export function removeDevicePushChannel(key: UserKey, deviceId: string, endpoint?: string): Promise<boolean> {
+export function removeDevicePushChannel(
+  key: UserKey,
+  deviceId: string,
+  channel?: PushChannel,
+): Promise<boolean> {
+  const identity =
+    channel && (channel.type === 'webpush' ? ['endpoint', channel.endpoint] : ['token', channel.token]);
   return updateUser(key, {
     UpdateExpression: 'REMOVE devices.#device.#push',
-    ConditionExpression: `attribute_exists(devices.#device.#push)${endpoint ? ' AND devices.#device.#push.#endpoint = :endpoint' : ''}`,
+    ConditionExpression: `attribute_exists(devices.#device.#push)${identity ? ' AND devices.#device.#push.#identity = :identity' : ''}`,
     ExpressionAttributeNames: {
       '#device': deviceId,
       '#push': 'push',
-      ...(endpoint ? { '#endpoint': 'endpoint' } : {}),
+      ...(identity ? { '#identity': identity[0] } : {}),
     },
-    ...(endpoint ? { ExpressionAttributeValues: { ':endpoint': endpoint } } : {}),
+    ...(identity ? { ExpressionAttributeValues: { ':identity': identity[1] } } : {}),
   });
 }
 

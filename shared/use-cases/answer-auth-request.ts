@@ -53,7 +53,7 @@ export async function answerAsDevice(
     const state = authRequestState(auth, nowSeconds);
     if (state === 'pending' && auth.numberMatchCode !== undefined)
       throw invalidArgument('number_match_code: this request needs the code the application shows');
-    if (state === 'cancelled' && auth.numberMatchFailed) throw numberMatchFailed();
+    if (auth.numberMatchFailed) throw numberMatchFailed();
     const retried =
       state === 'answered' && auth.answer?.deviceId === device.id && auth.answer.authJwe === input.authJwe;
     if (!retried) {

@@ -81,8 +81,8 @@ export async function cancelAuthRequest(serviceId: string, authId: string, now: 
   }
   const auth = await getAuthRequest(authId);
   const state = auth && auth.serviceId === serviceId ? authRequestState(auth, nowSeconds) : undefined;
+  if (auth?.numberMatchFailed) throw numberMatchFailed();
   if (state === 'answered') throw new ApiError('SVC-006', 'The authorization request was already answered');
-  if (state === 'cancelled' && auth?.numberMatchFailed) throw numberMatchFailed();
   if (state === 'cancelled') throw new ApiError('SVC-007', 'The authorization request was already cancelled');
   throw notFound('There is no pending authorization request with this id');
 }

@@ -1,14 +1,13 @@
-import { apiKeyRing } from '#shared/api-keys/current-key-ring';
 import { type AuthRequest, authRequestState } from '#shared/domain/auth-request';
 import { DeviceStatus, type UserDevice } from '#shared/domain/user';
 import type { PushEvent } from '#shared/events/push-event';
-import { describeEndpoint, type PushChannel } from '#shared/push/channel';
-import type { PushNotification, PushProvider, PushResult } from '#shared/push/provider';
+import { describeChannel, type PushChannel } from '#shared/push/channel';
+import type { PushNotification, PushResult } from '#shared/push/provider';
 import type { PushWorkerSettings } from '#shared/push/settings';
-import { webPushProvider } from '#shared/push/web-push';
 import { getAuthRequest } from '#shared/store/auth-requests';
 import { recordPushed, wasPushed } from '#shared/store/push-deliveries';
 import { getUser, removeDevicePushChannel } from '#shared/store/users';
+import { type ProviderFor, pushProviders } from '#shared/use-cases/push-providers';
 import type { Resolver } from '#shared/webhooks/destination';
 
 /** One device's attempt, as the worker logs it: ids, the push service's origin and the outcome, nothing secret. */
@@ -23,14 +22,14 @@ export type PushDelivery =
   | { readonly outcome: 'nothing'; readonly why: string }
   /** The request is still pending at its end message (a clock ahead of the queue's): try again in `seconds`. */
   | { readonly outcome: 'early'; readonly seconds: number }
-  | { readonly outcome: 'attempted'; readonly attempts: readonly DeviceAttempt[] }
-  | { readonly outcome: 'no-key'; readonly why: string };
+  | { readonly outcome: 'attempted'; readonly attempts: readonly DeviceAttempt[] };
 
 /** The line a prompt shows when the service gave none. */
 export const defaultPromptBody = 'Approve or deny the sign-in request';
 
 const endedBodies = {
   answered: 'Answered on another device',
+  numberMatchFailed: 'Ended after wrong codes',
   cancelled: 'Cancelled',
   expired: 'Expired',
   void: 'Cancelled',
@@ -39,7 +38,7 @@ const endedBodies = {
 function notificationFor(
   event: PushEvent,
   auth: AuthRequest,
-  state: keyof typeof endedBodies | 'pending',
+  state: 'answered' | 'cancelled' | 'expired' | 'void' | 'pending',
   nowSeconds: number,
 ): PushNotification {
   const title = auth.pushTitle ?? auth.serviceName;
@@ -53,7 +52,8 @@ function notificationFor(
     };
   }
   // Long enough to replace a prompt that an offline device has not received yet (same Topic), and then gone.
-  return { kind: 'ended', authRequestId: auth.id, title, body: endedBodies[state], ttlSeconds: 600 };
+  const body = endedBodies[auth.numberMatchFailed ? 'numberMatchFailed' : state];
+  return { kind: 'ended', authRequestId: auth.id, title, body, ttlSeconds: 600 };
 }
 
 /**
@@ -66,7 +66,7 @@ function notificationFor(
 export async function deliverPush(
   event: PushEvent,
   settings: PushWorkerSettings,
-  options: { now?: Date; resolve?: Resolver; provider?: PushProvider } = {},
+  options: { now?: Date; resolve?: Resolver; providers?: ProviderFor } = {},
 ): Promise<PushDelivery> {
   const now = options.now ?? new Date();
   const nowSeconds = Math.floor(now.getTime() / 1000);
@@ -85,44 +85,33 @@ export async function deliverPush(
       device.status === DeviceStatus.linked &&
       auth.deviceIds.includes(device.id) &&
       (event.deviceId === undefined || device.id === event.deviceId) &&
-      !(event.kind === 'ended' && device.id === auth.answer?.deviceId),
+      // The device that answered knows; after wrong codes every device's prompt comes down.
+      !(event.kind === 'ended' && device.id === auth.answer?.deviceId && !auth.numberMatchFailed),
   );
   if (devices.length === 0) return { outcome: 'nothing', why: 'no device with a push channel' };
-  const provider = options.provider ?? (await defaultProvider(settings, options.resolve));
-  if (!provider) return { outcome: 'no-key', why: 'the API key ring has no VAPID key pair' };
+  const providerFor = options.providers ?? pushProviders(auth.directoryId, settings, options.resolve);
   const notification = notificationFor(event, auth, state, nowSeconds);
   const attempts = await Promise.all(
     devices.map(async (device): Promise<DeviceAttempt | undefined> => {
       if (await wasPushed(auth.id, event.kind, device.id)) return undefined;
       if (event.kind === 'ended' && !(await wasPushed(auth.id, 'prompt', device.id))) return undefined;
-      const result = await provider.send(device.push, notification);
+      const provider = await providerFor(device.push);
+      const result: PushResult =
+        typeof provider === 'string'
+          ? { outcome: 'failed', reason: provider }
+          : await provider.send(device.push, notification);
       const key = { directoryId: auth.directoryId, identifier: auth.identifier };
       if (result.outcome === 'delivered') await recordPushed(auth.id, event.kind, device.id, auth.expiresAt);
-      if (result.outcome === 'gone') await removeDevicePushChannel(key, device.id, device.push.endpoint);
+      if (result.outcome === 'gone') await removeDevicePushChannel(key, device.id, device.push);
       return {
         ...result,
         deviceId: device.id,
         channel: device.push.type,
-        destination: describeEndpoint(device.push.endpoint),
+        destination: describeChannel(device.push),
       };
     }),
   );
   const made = attempts.filter((attempt): attempt is DeviceAttempt => attempt !== undefined);
   if (made.length === 0) return { outcome: 'nothing', why: 'every device was reached already' };
   return { outcome: 'attempted', attempts: made };
-}
-
-async function defaultProvider(
-  settings: PushWorkerSettings,
-  resolve: Resolver | undefined,
-): Promise<PushProvider | undefined> {
-  const { vapid } = await apiKeyRing();
-  if (!vapid) return undefined;
-  return webPushProvider({
-    vapid,
-    subject: settings.vapidSubject,
-    policy: settings.policy,
-    timeoutMs: settings.timeoutMs,
-    ...(resolve ? { resolve } : {}),
-  });
 }

@@ -1,17 +1,27 @@
 import { timingSafeEqual } from 'node:crypto';
-import { authRequestState, maxNumberMatchFailures } from '#shared/domain/auth-request';
-import { ApiError } from '#shared/errors';
-import { publishEnded } from '#shared/events/publish-push';
-import { getAuthRequest, recordNumberMatchFailure } from '#shared/store/auth-requests';
+import {
+  type AuthAnswer,
+  type AuthRequest,
+  authRequestState,
+  maxNumberMatchFailures,
+} from '#shared/domain/auth-request';
 import type { UserKey } from '#shared/domain/user';
+import { ApiError } from '#shared/errors';
+import { publishEvent } from '#shared/events/publish';
+import { publishEnded } from '#shared/events/publish-push';
+import { encryptJson } from '#shared/protocol/jwe';
+import { importPublicKey } from '#shared/protocol/pem';
+import { getAuthRequest, recordNumberMatchFailure } from '#shared/store/auth-requests';
+import { isoSeconds } from '#shared/time';
 import { releasePendingSlot } from '#shared/store/users';
 import { numberMatchFailed } from '#shared/use-cases/auth-request-outcomes';
 
 /**
  * Checks the code a device sent with its answer (docs/protocol.md#number-matching) and returns it when it is the
  * request's, for the answer's own conditional write. A wrong code is counted; the last allowed one ends the request
- * (SVC-008) and frees the user. A request without number matching ignores the code; one that is not pending for this
- * device is left to the answer to explain.
+ * with a FAILED answer that the application gets on its poll and webhook, frees the user, and answers the device
+ * SVC-008. A request without number matching ignores the code; one that is not pending for this device is left to
+ * the answer to explain.
  */
 export async function matchNumber(
   authId: string,
@@ -28,9 +38,13 @@ export async function matchNumber(
   )
     return undefined;
   if (sameCode(code, auth.numberMatchCode)) return code;
-  const counted = await recordNumberMatchFailure(authId, deviceId, nowSeconds, maxNumberMatchFailures);
+  const counted = await recordNumberMatchFailure(authId, deviceId, nowSeconds, maxNumberMatchFailures, () =>
+    failedAnswer(auth, deviceId, nowSeconds),
+  );
   if (counted?.numberMatchFailed || !counted) {
     await releasePendingSlot(userKey, authId);
+    if (counted?.numberMatchFailed)
+      await publishEvent({ kind: 'authorization-response', authRequestId: authId });
     // The request is over: its prompt comes down on the user's devices now, not at expiry.
     await publishEnded(authId);
     throw numberMatchFailed();
@@ -39,6 +53,27 @@ export async function matchNumber(
   throw new ApiError('SVC-009', `The number-matching code is wrong; ${left} attempts left`, {
     data: { attempts_left: left },
   });
+}
+
+/**
+ * The answer a request ends with after the last wrong code: FAILED for AUTHENTICATION, as LaunchKey's apps reported
+ * a user who failed the device's own checks, so the SDKs read it as a failed (never an authorized) response. The
+ * service makes it because the device's own answer never comes; it is encrypted to the requester's key like any
+ * answer, and carries no pins, policy or methods, since nothing was evaluated.
+ */
+async function failedAnswer(auth: AuthRequest, deviceId: string, nowSeconds: number): Promise<AuthAnswer> {
+  const authJwe = await encryptJson(
+    {
+      type: 'FAILED',
+      reason: 'AUTHENTICATION',
+      denial_reason: null,
+      auth_request: auth.id,
+      device_id: deviceId,
+      service_pins: [],
+    },
+    { kid: auth.requesterKid, publicKey: importPublicKey(auth.requesterPublicKey) },
+  );
+  return { deviceId, authJwe, auth: null, authV1: null, answeredAt: isoSeconds(new Date(nowSeconds * 1000)) };
 }
 
 /** Compares in constant time, so the time an answer takes says nothing about how much of the code was right. */

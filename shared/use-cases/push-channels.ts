@@ -2,6 +2,7 @@ import { apiKeyRing } from '#shared/api-keys/current-key-ring';
 import type { UserKey } from '#shared/domain/user';
 import { invalidArgument, notFound, serviceUnavailable } from '#shared/errors';
 import type { PushChannel } from '#shared/push/channel';
+import { getSealedPushCredentials } from '#shared/store/push-credentials';
 import { getUser, removeDevicePushChannel, setDevicePushChannel } from '#shared/store/users';
 import { isoSeconds } from '#shared/time';
 import {
@@ -14,6 +15,13 @@ import {
 export interface WebPushSubscription {
   readonly endpoint: string;
   readonly keys: { readonly p256dh: string; readonly auth: string };
+}
+
+/** What a device registers: exactly one channel. */
+export interface PushRegistration {
+  readonly webpush?: WebPushSubscription;
+  readonly apns?: { readonly token: string; readonly environment: 'production' | 'sandbox' };
+  readonly fcm?: { readonly token: string };
 }
 
 /** What GET /device/v3/push answers: the key to subscribe with, and which channel the device has now. */
@@ -38,30 +46,44 @@ export async function describePushSettings(key: UserKey, deviceId: string): Prom
 }
 
 /**
- * PUT /device/v3/push: the endpoint passes the webhook address guard now (and again at each delivery, as DNS may
- * change), then replaces the device's channel.
+ * PUT /device/v3/push: replaces the device's channel. A Web Push endpoint passes the webhook address guard now (and
+ * again at each delivery, as DNS may change); an APNs or FCM token is taken only when the directory can send to it.
  */
-export async function registerWebPush(
+export async function registerPushChannel(
   key: UserKey,
   deviceId: string,
-  subscription: WebPushSubscription,
+  registration: PushRegistration,
   policy: DestinationPolicy,
   now: Date,
   resolve?: Resolver,
 ): Promise<void> {
-  try {
-    await resolveDestination(subscription.endpoint, policy, resolve);
-  } catch (error) {
-    if (!(error instanceof DestinationRefused)) throw error;
-    throw invalidArgument(`webpush.endpoint is refused: ${error.message}`);
+  const registered = isoSeconds(now);
+  let channel: PushChannel;
+  if (registration.webpush) {
+    const { endpoint, keys } = registration.webpush;
+    try {
+      await resolveDestination(endpoint, policy, resolve);
+    } catch (error) {
+      if (!(error instanceof DestinationRefused)) throw error;
+      throw invalidArgument(`webpush.endpoint is refused: ${error.message}`);
+    }
+    channel = { type: 'webpush', endpoint, p256dh: keys.p256dh, auth: keys.auth, registered };
+  } else if (registration.apns) {
+    const credentials = await getSealedPushCredentials(key.directoryId);
+    if (!credentials.apnsCertificate && !credentials.apnsToken)
+      throw invalidArgument(
+        'apns: the directory has no APNs credentials (an ios_p12 with a push certificate, or a token key)',
+      );
+    // Apple's tokens are hex; kept in one case so that a gone token matches the stored one.
+    const { token, environment } = registration.apns;
+    channel = { type: 'apns', token: token.toLowerCase(), environment, registered };
+  } else if (registration.fcm) {
+    if (!(await getSealedPushCredentials(key.directoryId)).fcm)
+      throw invalidArgument('fcm: the directory has no FCM credentials (an android_key service account)');
+    channel = { type: 'fcm', token: registration.fcm.token, registered };
+  } else {
+    throw invalidArgument('The body must hold exactly one of webpush, apns and fcm');
   }
-  const channel: PushChannel = {
-    type: 'webpush',
-    endpoint: subscription.endpoint,
-    p256dh: subscription.keys.p256dh,
-    auth: subscription.keys.auth,
-    registered: isoSeconds(now),
-  };
   if (!(await setDevicePushChannel(key, deviceId, channel))) throw notFound('The device is not linked');
 }
 

@@ -78,7 +78,7 @@ export async function updateDirectorySettings(
   directoryId: string,
   changes: { readonly rateLimit?: string; readonly fraudLock?: string },
 ): Promise<DirectorySettingsView> {
-  await requireDirectory(directoryId);
+  await requireDirectoryHead(directoryId);
   const current = await getDirectorySettings(directoryId);
   const updated: PushFatigueSettings = {
     rateLimit: changes.rateLimit === undefined ? current.rateLimit : parseRateLimit(changes.rateLimit),
@@ -99,7 +99,7 @@ export async function listLockedUsers(
   directoryId: string,
   now: Date,
 ): Promise<{ identifier: string; locked_until: string }[]> {
-  await requireDirectory(directoryId);
+  await requireDirectoryHead(directoryId);
   const nowSeconds = Math.floor(now.getTime() / 1000);
   return (await listFraudLocks(directoryId))
     .filter((lock: FraudLock) => lock.lockedUntil > nowSeconds)
@@ -108,12 +108,13 @@ export async function listLockedUsers(
 
 /** Lifts a user's lock; throws when the user has none. */
 export async function unlockUser(directoryId: string, identifier: string): Promise<void> {
-  await requireDirectory(directoryId);
+  await requireDirectoryHead(directoryId);
   if (!(await clearFraudLock(directoryId, identifier)))
     throw new Error(`The user ${identifier} of directory ${directoryId} is not locked`);
 }
 
-async function requireDirectory(directoryId: string): Promise<void> {
+/** Admin commands name a directory by id alone: it must exist. */
+export async function requireDirectoryHead(directoryId: string): Promise<void> {
   if (!(await getHead({ type: 'dir', id: directoryId })))
     throw new Error(`There is no directory ${directoryId}`);
 }

@@ -1,47 +1,77 @@
+import { apiKeyRing } from '#shared/api-keys/current-key-ring';
+import { describeAndroidKey, InvalidAndroidKeyError, parseAndroidKey } from '#shared/domain/android-key';
+import { InvalidP12Error, inspectIosP12, type IosP12Inspection } from '#shared/domain/apns-credentials';
 import type { DirectoryChanges } from '#shared/domain/directory';
-import { InvalidP12Error, iosCertificateFingerprint } from '#shared/domain/ios-p12';
 import { forbidden, invalidArgument } from '#shared/errors';
 import * as store from '#shared/store/directories';
+import { updateSealedPushCredentials } from '#shared/store/push-credentials';
 import { requireDirectory } from '#shared/use-cases/directories';
+import { sealPushCredentials } from '#shared/use-cases/push-credentials';
 
 // Apart from the other directory use cases so that only the update function carries the PKCS#12 parser (about 30 KB).
 
 export interface DirectoryUpdate {
   readonly active?: boolean | null;
+  /** A Google service account's JSON key, kept sealed; the directory shows which account it is. */
   readonly androidKey?: string | null;
-  /** Base64 PKCS#12; only its certificate's fingerprint is kept. */
+  /** Base64 PKCS#12; its certificate and key are kept sealed, and the directory shows the certificate's fingerprint. */
   readonly iosP12?: string | null;
   readonly denialContextInquiryEnabled?: boolean | null;
   readonly webhookUrl?: string | null;
 }
 
-/** Applies the fields present: null clears android_key, ios_p12 and webhook_url, and leaves the flags as they are. */
+/**
+ * Applies the fields present: null clears android_key, ios_p12 and webhook_url, and leaves the flags as they are. The
+ * push credentials are stored (sealed, apart from the record the SDKs read) before the record shows them.
+ */
 export async function updateDirectory(
   organizationId: string,
   directoryId: string,
   update: DirectoryUpdate,
 ): Promise<void> {
+  const ios = update.iosP12 == null ? update.iosP12 : inspect(update.iosP12);
+  const android = update.androidKey == null ? update.androidKey : parse(update.androidKey);
   await requireDirectory(organizationId, directoryId);
+  if (ios !== undefined || android !== undefined) {
+    const { hashKey } = await apiKeyRing();
+    await updateSealedPushCredentials(
+      directoryId,
+      sealPushCredentials(hashKey, {
+        ...(ios === undefined ? {} : { apnsCertificate: ios?.usable ? ios.credentials : null }),
+        ...(android === undefined ? {} : { fcm: android }),
+      }),
+    );
+  }
   const changes: DirectoryChanges = {
     ...(update.active == null ? {} : { active: update.active }),
     ...(update.denialContextInquiryEnabled == null
       ? {}
       : { denialContextInquiryEnabled: update.denialContextInquiryEnabled }),
-    ...(update.androidKey === undefined ? {} : { androidKey: update.androidKey }),
+    ...(android === undefined ? {} : { androidKey: android && describeAndroidKey(android) }),
     ...(update.webhookUrl === undefined ? {} : { webhookUrl: update.webhookUrl }),
-    ...(update.iosP12 === undefined ? {} : { iosCertificateFingerprint: fingerprintOf(update.iosP12) }),
+    ...(ios === undefined ? {} : { iosCertificateFingerprint: ios?.fingerprint ?? null }),
   };
   if (!(await store.updateDirectory(organizationId, directoryId, changes))) {
     throw forbidden(`Directory ${directoryId} is not a directory of this organization`);
   }
 }
 
-function fingerprintOf(p12: string | null): string | null {
-  if (p12 === null) return null;
+/** LaunchKey took any password-free PKCS#12 and showed its fingerprint; one that cannot push is still taken. */
+function inspect(p12: string): IosP12Inspection {
   try {
-    return iosCertificateFingerprint(p12);
+    return inspectIosP12(p12);
   } catch (error) {
     if (error instanceof InvalidP12Error) throw invalidArgument(`ios_p12: ${error.message}`, error);
+    throw error;
+  }
+}
+
+function parse(androidKey: string) {
+  try {
+    return parseAndroidKey(androidKey);
+  } catch (error) {
+    if (error instanceof InvalidAndroidKeyError)
+      throw invalidArgument(`android_key: ${error.message}`, error);
     throw error;
   }
 }

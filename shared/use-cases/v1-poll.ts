@@ -96,7 +96,9 @@ export async function pollV1(query: V1PollQuery, now: Date): Promise<V1Reply> {
 
   const auth = await findAuthRequest(authId);
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  const state = auth && auth.serviceId === serviceId ? authRequestState(auth, nowSeconds) : undefined;
+  const known = auth && auth.serviceId === serviceId ? authRequestState(auth, nowSeconds) : undefined;
+  // v1 has no failed answer: a request ended by wrong number-matching codes reads as one that ended unanswered.
+  const state = known === 'answered' && auth?.numberMatchFailed ? 'cancelled' : known;
   switch (state) {
     case 'pending':
       return refused(400, v1Messages.pollPending as string, v1MessageCodes.pollPending as number);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { engineEnvironment } from '#infra/local/engines';
 import { lambdaContext } from '#infra/local/lambda-context';
-import { ensureQueues, ensureTable } from '#infra/local/provision';
+import { ensurePushQueues, ensureQueues, ensureTable } from '#infra/local/provision';
 import type { ApiKeySize } from '#shared/api-keys/key-ring';
 import { ApiClient, type ApiClientOptions, type PreparedRequest } from '#shared/client/api-client';
 import type { HttpEvent } from '#shared/http/event';
@@ -49,7 +49,10 @@ export async function startBenchEnvironment(apiKeyBits: ApiKeySize = 2048): Prom
   await ensureTable(dynamoEndpoint, 'bench');
   // Handlers that announce what they did read the queues' URLs when they load.
   const { queueUrl, deadLetterQueueUrl } = await ensureQueues(sqsEndpoint, 'bench');
+  // Creates and answers queue their pushes as in AWS, so their figures include the send.
+  const pushQueues = await ensurePushQueues(sqsEndpoint, 'bench');
   Object.assign(process.env, {
+    PUSH_QUEUE_URL: pushQueues.queueUrl,
     ...engineEnvironment({ dynamoEndpoint, sqsEndpoint, tableName: 'bench', apiKeysFile }),
     WEBHOOK_QUEUE_URL: queueUrl,
     WEBHOOK_DLQ_URL: deadLetterQueueUrl,

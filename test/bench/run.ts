@@ -9,6 +9,7 @@ import { benchHttp } from '#test/bench/http';
 import { benchKeySizes } from '#test/bench/key-sizes';
 import { benchManagement } from '#test/bench/management';
 import { benchPipeline } from '#test/bench/pipeline';
+import { benchPushCreateCost, benchPushes, createToPushTargetMs } from '#test/bench/pushes';
 import { benchScaling } from '#test/bench/scaling';
 import { round } from '#test/bench/stats';
 import { benchWebhooks } from '#test/bench/webhooks';
@@ -22,6 +23,7 @@ const sections = [
   'http',
   'key-sizes',
   'webhooks',
+  'pushes',
   'clis',
 ] as const;
 type Section = (typeof sections)[number];
@@ -38,6 +40,8 @@ const counts = {
   'key-size-requests': { full: 300, quick: 30 },
   'webhook-flows': { full: 100, quick: 10 },
   'webhook-events': { full: 500, quick: 50 },
+  'push-flows': { full: 100, quick: 10 },
+  'push-events': { full: 500, quick: 50 },
   'cli-calls': { full: 10, quick: 3 },
 } as const;
 type Count = keyof typeof counts;
@@ -71,6 +75,14 @@ bench-results/quick.json or bench-results/only-<sections>.json, so the full run'
               with ratios to 2048.
   webhooks    Webhooks through the local runtime's queue and worker to a receiver that verifies and decrypts
               them: latency from a device's answer to the webhook's arrival, and events delivered per second.
+  pushes      Web Push through the local runtime's push queue and worker to a receiver that checks each push's
+              VAPID JWT and decrypts it as a browser would. From a create's 201 to its prompt's arrival (median
+              and p99, target median ≤ 150 ms), --push-flows flows for one user, each cancelled and its "ended"
+              push awaited before the next; the same creates' HTTP latency beside a user whose device has no
+              channel. Pushes per second by the one worker: --push-events users with a pending request each,
+              whose prompt events are queued at once. And what a push adds to a create, in-process through the
+              handler: CPU and latency with the push queue set and unset, against one queue send of the same
+              batch, as a ratio (about 1: the push costs the create one send).
   clis        Each CLI as a user runs it in a second terminal, against the local runtime in its own process found
               from its record: call --help, a signed call, app policy, authenticator pending and admin org list,
               --cli-calls times each; wall time per call through npm run (target ≤ 1000 ms) and of node running
@@ -92,6 +104,8 @@ Options (full value / --quick value):
   --key-size-requests <n>    pipeline requests per API key size (300 / 30)
   --webhook-flows <n>        answers whose webhooks are timed (100 / 10)
   --webhook-events <n>       events queued at once for the throughput figure (500 / 50)
+  --push-flows <n>           creates whose pushes are timed, and creates per case of the create's cost (100 / 10)
+  --push-events <n>          users whose prompt events are queued at once for the throughput figure (500 / 50)
   --cli-calls <n>            calls per CLI command, through npm and without it (10 / 3)
   --profile                  also write V8 CPU profiles of the pipeline's server phase and of each endpoint
                              class with the store's answers from memory to bench-results/pipeline.cpuprofile
@@ -115,6 +129,8 @@ const { values } = parseArgs({
     'key-size-requests': { type: 'string' },
     'webhook-flows': { type: 'string' },
     'webhook-events': { type: 'string' },
+    'push-flows': { type: 'string' },
+    'push-events': { type: 'string' },
     'cli-calls': { type: 'string' },
   },
 });
@@ -148,12 +164,14 @@ const vs = (value: number, reference: number | undefined, digits = 2) =>
 const target = (value: number | null, most: number | null) =>
   most === null ? `${value}` : `${value} (≤ ${most})`;
 const sectionSeconds: Partial<Record<Section, number>> = {};
+/** A section's part that ran earlier, beside the in-process sections, in seconds. */
+const earlierSeconds: Partial<Record<Section, number>> = {};
 /** Runs a section if it was asked for, and says how long it took. */
 async function section(name: Section, run: () => Promise<void>) {
   if (!runs(name)) return;
   const started = performance.now();
   await run();
-  sectionSeconds[name] = round((performance.now() - started) / 1000, 1);
+  sectionSeconds[name] = round((performance.now() - started) / 1000 + (earlierSeconds[name] ?? 0), 1);
   console.log(`  (${name}: ${sectionSeconds[name]} s)`);
 }
 
@@ -167,10 +185,12 @@ const report: Record<string, unknown> = {
   connections,
 };
 const benchStarted = performance.now();
+let pushCreateCost: Awaited<ReturnType<typeof benchPushCreateCost>> | undefined;
 
 // The in-process sections share one environment (its store client is made once per process).
 const inProcess: readonly Section[] = ['cold-start', 'scaling', 'pipeline', 'management', 'auth-flow'];
-if (inProcess.some(runs)) {
+// The pushes section's in-process figure (what a push adds to a create) uses it too.
+if (inProcess.some(runs) || runs('pushes')) {
   const environment = await startBenchEnvironment();
   try {
     await section('cold-start', async () => {
@@ -363,6 +383,12 @@ if (inProcess.some(runs)) {
         ),
       );
     });
+
+    if (runs('pushes')) {
+      const started = performance.now();
+      pushCreateCost = await benchPushCreateCost(environment, count('push-flows'));
+      earlierSeconds.pushes = (performance.now() - started) / 1000;
+    }
   } finally {
     await environment.close();
   }
@@ -437,6 +463,46 @@ await section('webhooks', async () => {
   });
 });
 
+await section('pushes', async () => {
+  const pushes = await benchPushes(count('push-flows'), count('push-events'));
+  const createCost = pushCreateCost as NonNullable<typeof pushCreateCost>;
+  report.pushes = { ...pushes, createCost };
+  console.log(
+    '\nWeb Push through the local runtime: push queue, poller, worker, a verifying and decrypting receiver',
+  );
+  console.table({
+    [`create's 201 → push arrival, median ms (${pushes.flows} creates; target ≤ ${createToPushTargetMs})`]:
+      target(pushes.createToPushMs.median, createToPushTargetMs),
+    "create's 201 → push arrival, p99 ms": pushes.createToPushMs.p99,
+    [`pushes delivered per second by one worker (${pushes.events} events queued at once)`]:
+      pushes.deliveredPerSecond,
+    'create over HTTP, median ms: device with a channel · without': `${pushes.createMsWithChannel.median} · ${pushes.createMsWithoutChannel.median}`,
+    'create over HTTP, p99 ms: device with a channel · without': `${pushes.createMsWithChannel.p99} · ${pushes.createMsWithoutChannel.p99}`,
+  });
+  console.log(
+    `  What a push adds to a create, in-process through the handler (${createCost.creates} creates each; ` +
+      `queue commands of one: ${JSON.stringify(createCost.queueCommandsPerCreate)})`,
+  );
+  const added = (pick: (each: typeof createCost.withPush) => number) =>
+    round(pick(createCost.withPush) - pick(createCost.withoutPush));
+  console.table({
+    'CPU ms': {
+      'with push': createCost.withPush.cpuMs,
+      'push queue unset': createCost.withoutPush.cpuMs,
+      added: added((each) => each.cpuMs),
+      'one queue send': createCost.oneSend.cpuMs,
+      'added / one send': createCost.cpuRatioToOneSend,
+    },
+    'median ms': {
+      'with push': createCost.withPush.latencyMs.median,
+      'push queue unset': createCost.withoutPush.latencyMs.median,
+      added: added((each) => each.latencyMs.median),
+      'one queue send': createCost.oneSend.latencyMs.median,
+      'added / one send': createCost.latencyRatioToOneSend,
+    },
+  });
+});
+
 await section('clis', async () => {
   const clis = await benchCliCalls(count('cli-calls'));
   report.clis = clis;
@@ -493,6 +559,11 @@ function budgets(
   const pipeline = figures.pipeline as Awaited<ReturnType<typeof benchPipeline>> | undefined;
   const coldStarts = figures.coldStarts as Awaited<ReturnType<typeof benchColdStarts>> | undefined;
   const clis = figures.clis as Awaited<ReturnType<typeof benchCliCalls>> | undefined;
+  const pushes = figures.pushes as
+    | (Awaited<ReturnType<typeof benchPushes>> & {
+        createCost: Awaited<ReturnType<typeof benchPushCreateCost>>;
+      })
+    | undefined;
   const base = points?.[0];
   if (base) {
     const signed = base.classes.filter((each) => each.ratioToCrypto !== null);
@@ -594,6 +665,29 @@ function budgets(
       `max ${slowest.npmMs.median} ms (${slowest.command})`,
       '≤ 1000 ms',
       slowest.npmMs.median <= 1000,
+    );
+  }
+  if (pushes) {
+    row(
+      "push: create's 201 → arrival at the receiver (median)",
+      `${pushes.createToPushMs.median} ms`,
+      `≤ ${createToPushTargetMs} ms`,
+      pushes.createToPushMs.median <= createToPushTargetMs,
+    );
+    const { createCost } = pushes;
+    const sends = Object.values(createCost.queueCommandsPerCreate).reduce((sum, each) => sum + each, 0);
+    // Below a send's cost, the difference of two medians is mostly noise: a quarter of a send is let pass.
+    row(
+      "push: what it adds to a create's CPU, in queue sends",
+      `${createCost.cpuRatioToOneSend} (${sends} queue call)`,
+      '≤ 1 send (1 queue call, ratio ≤ 1.25)',
+      sends === 1 && createCost.cpuRatioToOneSend <= 1.25,
+    );
+    row(
+      "push: what it adds to a create's median latency, in queue sends",
+      `${createCost.latencyRatioToOneSend}`,
+      '≤ 1 send (ratio ≤ 1.25)',
+      createCost.latencyRatioToOneSend <= 1.25,
     );
   }
   return rows;

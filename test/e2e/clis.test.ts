@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CliRun,
@@ -107,6 +108,63 @@ describe('the CLIs beside a runtime started on another port', () => {
     succeeded(await cli('app', ['policy', '--clear']));
   }, 60_000);
 
+  it('admin gives a directory an APNs token key, shows what it can push with, and removes it', async () => {
+    const created = succeeded(
+      await cli('call', ['POST', '/organization/v3/directories', JSON.stringify({ name: `Push ${uuid()}` })]),
+    );
+    const directory = (JSON.parse(created.slice(created.indexOf('\n'))) as { id: string }).id;
+    const p8 = fileURLToPath(new URL('../fixtures/apns/AuthKey_ABC123DEFG.p8', import.meta.url));
+    const show = async () =>
+      JSON.parse(
+        succeeded(await cli('admin', ['directory', 'push', '--directory', directory, '--json'])),
+      ) as unknown;
+    expect(await show()).toEqual({
+      directory_id: directory,
+      apns_certificate: 'none',
+      apns_token_key: 'none',
+      apns_uses: 'nothing: APNs pushes fail',
+      fcm: 'none',
+    });
+    const options = [
+      '--p8',
+      p8,
+      '--key-id',
+      'ABC123DEFG',
+      '--team-id',
+      'DEF123GHIJ',
+      '--topic',
+      'com.example.app',
+    ];
+    expect(
+      succeeded(await cli('admin', ['directory', 'apns-key', '--directory', directory, ...options])),
+    ).toContain(
+      'apns_token_key: key ABC123DEFG, team DEF123GHIJ, topic com.example.app\napns_uses: token key\n',
+    );
+    expect(await show()).toMatchObject({ apns_uses: 'token key' });
+    const wrong = oneLine(
+      await cli('admin', [
+        'directory',
+        'apns-key',
+        '--directory',
+        directory,
+        ...options.slice(0, 3),
+        'abc',
+        ...options.slice(4),
+      ]),
+      1,
+    );
+    expect(wrong).toContain('the key id must be 10 upper-case letters or digits');
+    expect(
+      succeeded(await cli('admin', ['directory', 'apns-key', '--directory', directory, '--remove'])),
+    ).toContain('apns_token_key: none');
+    expect(
+      badUsage(
+        await cli('admin', ['directory', 'apns-key', '--directory', directory]),
+        'admin -- directory apns-key --directory <id> (--p8 <file> --key-id <id> --team-id <id> --topic <bundle id> | --remove)',
+      ),
+    ).toBe('directory apns-key needs --p8, --key-id, --team-id and --topic, or --remove.');
+  }, 60_000);
+
   it('prints an unsigned 404 as its status and body, not as a verification failure', async () => {
     const line = oneLine(await cli('call', ['GET', '/no/such/route']), 1);
     expect(line).toBe(
@@ -159,7 +217,7 @@ describe('the CLIs beside a runtime started on another port', () => {
     expect(
       badUsage(
         await cli('admin', ['org', 'fly']),
-        'admin -- <command> [options]; commands: org create, org list, org key add, service v1-credentials, directory settings, locks list, locks clear, webhooks dead-letters, webhooks redrive, push dead-letters, push redrive, api-key list, api-key add, api-key rotate',
+        'admin -- <command> [options]; commands: org create, org list, org key add, service v1-credentials, directory settings, directory push, directory apns-key, locks list, locks clear, webhooks dead-letters, webhooks redrive, push dead-letters, push redrive, api-key list, api-key add, api-key rotate',
       ),
     ).toBe('Unknown command "org fly".');
   }, 60_000);

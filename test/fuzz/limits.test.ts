@@ -21,6 +21,7 @@ import {
 } from '#test/support/fuzz-harness';
 import { rsaPublicKeyOfBits } from '#test/support/big-keys';
 import { rsaKeyPair } from '#test/support/keys';
+import { makeServiceAccount } from '#test/support/service-account';
 import {
   circle,
   largestRequestPolicy,
@@ -76,6 +77,8 @@ interface FieldLimit {
   /** The start of the refusal's detail: the field's path. */
   readonly refusedAt: string;
   readonly refusal?: Outcome;
+  /** The field's top-level key makes the whole body (one of several keys a body holds exactly one of). */
+  readonly alone?: boolean;
 }
 
 interface RouteLimits {
@@ -143,6 +146,11 @@ const denialReasonList = (count: number, reasonLength = 500, override: Record<st
   }));
 
 const alphaP12 = readFileSync(new URL('../fixtures/alpha.p12.base64', import.meta.url), 'utf8').trim();
+const pushP12 = readFileSync(new URL('../fixtures/apns/push.p12.base64', import.meta.url), 'utf8').trim();
+const serviceAccount = makeServiceAccount();
+/** A service-account key file, followed by spaces to the length given. */
+const paddedServiceAccount = (length: number) =>
+  `${serviceAccount.json}${' '.repeat(length - serviceAccount.json.length)}`;
 /** A real push certificate, wrapped with line breaks (which the SDKs add) to the length given. */
 const paddedP12 = (length: number) => `${alphaP12}${'\n'.repeat(length - alphaP12.length)}`;
 /** A fresh PEM public key, followed by line breaks to the length given. */
@@ -547,12 +555,12 @@ function routeTable(fx: Fixture): RouteLimits[] {
       schema: 'updateDirectoryBody',
       signer: 'organization',
       subject: org,
-      body: () => ({ directory_id: fx.spareDirectoryId, active: true, android_key: 'a' }),
+      body: () => ({ directory_id: fx.spareDirectoryId, active: true, android_key: serviceAccount.json }),
       accepted: { status: 204 },
       fields: [
         spareDirectory,
         flagField('active'),
-        text('android_key', 4096),
+        text('android_key', 8192, paddedServiceAccount),
         text('ios_p12', 65_536, paddedP12),
         flagField('denial_context_inquiry_enabled'),
         text('webhook_url', 2048, wideUrl),
@@ -866,6 +874,21 @@ function routeTable(fx: Fixture): RouteLimits[] {
           past: () => pushSubscription({ expirationTime: 8_640_000_000_000_001 }),
           refusedAt: 'webpush.expirationTime',
         },
+        {
+          // Apple allows for tokens up to 100 bytes: 200 hex digits. A body holds one channel: this one alone.
+          ...text('apns.token', 200),
+          alone: true,
+          largest: () => ({ token: 'cd'.repeat(100) }),
+          past: () => ({ token: `${'cd'.repeat(100)}e` }),
+          refusedAt: 'apns.token',
+        },
+        {
+          ...text('fcm.token', 1024),
+          alone: true,
+          largest: () => ({ token: `f:APA91b-${'x'.repeat(1024 - 9)}` }),
+          past: () => ({ token: `f:APA91b-${'x'.repeat(1025 - 9)}` }),
+          refusedAt: 'fcm.token',
+        },
       ],
     },
     {
@@ -923,8 +946,14 @@ async function setUpFixture(): Promise<Fixture> {
   const client = target.runtime.client();
   const tenant = await setUpTenant(client, target.runtime.baseUrl, { name: `Limits ${randomUUID()}` });
   const organization = target.runtime.issuer;
+  // Push credentials, so that the fixture's device may register an APNs or an FCM token.
   await client.call('PATCH', '/organization/v3/directories', {
-    body: { directory_id: tenant.directoryId, denial_context_inquiry_enabled: true },
+    body: {
+      directory_id: tenant.directoryId,
+      denial_context_inquiry_enabled: true,
+      android_key: serviceAccount.json,
+      ios_p12: pushP12,
+    },
   });
   // Every row asks the one fixture user, far more often than the per-user limit lets anyone ask a person.
   const { updateDirectorySettings } = await import('#shared/use-cases/push-fatigue');
@@ -1069,8 +1098,13 @@ const topKey = (field: string) => field.split(/[.[]/)[0] as string;
 const routeName = (route: Pick<RouteLimits, 'method' | 'path'>) => `${route.method} ${route.path}`;
 
 /** Sends the route's body with one field replaced; an accepted request is undone afterwards. */
-async function sendWith(route: RouteLimits, field: string, value: unknown): Promise<CheckedAnswer> {
-  const body = { ...(await route.body()), [topKey(field)]: value };
+async function sendWith(
+  route: RouteLimits,
+  field: string,
+  value: unknown,
+  alone = false,
+): Promise<CheckedAnswer> {
+  const body = { ...(alone ? {} : await route.body()), [topKey(field)]: value };
   return sendBody(route, { json: JSON.stringify(body) });
 }
 
@@ -1244,8 +1278,8 @@ describe('every field at its limit and one past it', () => {
     const expected: Record<string, unknown> = {};
     for (const { name, route, row } of cases()) {
       const [largest, past] = [
-        await sendWith(route, row.field, row.largest()).catch((error: unknown) => error),
-        await sendWith(route, row.field, row.past()).catch((error: unknown) => error),
+        await sendWith(route, row.field, row.largest(), row.alone).catch((error: unknown) => error),
+        await sendWith(route, row.field, row.past(), row.alone).catch((error: unknown) => error),
       ];
       const shown = (answer: unknown) =>
         answer instanceof Error ? answer.message.split('\n')[0] : outcome(answer as CheckedAnswer);

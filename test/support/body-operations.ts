@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FuzzTarget, RawRequest } from '#test/support/fuzz-harness';
 import { rsaKeyPair } from '#test/support/keys';
 import { denialReasons } from '#test/support/requests';
+import { makeServiceAccount } from '#test/support/service-account';
 import { setUpTenant } from '#test/support/tenant';
 
 /** An operation that takes a JSON body, with one body its schema accepts (the operation may still refuse it). */
@@ -49,7 +50,7 @@ export async function bodyOperations(target: FuzzTarget): Promise<BodyOperation[
       body: {
         directory_id: tenant.directoryId,
         active: true,
-        android_key: 'fuzz',
+        android_key: makeServiceAccount().json,
         denial_context_inquiry_enabled: true,
         webhook_url: url,
       },

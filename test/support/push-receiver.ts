@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decrypt } from 'http_ece';
 import { importJWK, type JWTPayload, jwtVerify } from 'jose';
+import { received as receivedItem } from '#test/support/waiting';
 
 /**
  * A Web Push service on loopback, checking each push the way a real one does: the RFC 8292 VAPID JWT (ES256 by the key
@@ -137,14 +138,8 @@ export async function startPushReceiver(): Promise<PushReceiver> {
     answer(name, ...statuses) {
       answers.set(name, [...(answers.get(name) ?? []), ...statuses]);
     },
-    async waitFor(match, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const found = received.find(match);
-        if (found) return found;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      throw new Error(`no matching push; rejected: ${rejected.join('; ') || 'none'}`);
+    waitFor(match, timeoutMs = 10_000) {
+      return receivedItem(received, match, timeoutMs, 'no matching push', rejected);
     },
     close() {
       server.closeAllConnections();

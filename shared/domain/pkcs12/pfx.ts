@@ -1,3 +1,4 @@
+import { encodeASN1 } from '@oslojs/asn1';
 import {
   type ASN1Value,
   elementsOf,
@@ -23,6 +24,8 @@ const oids = {
   x509Certificate: '1.2.840.113549.1.9.22.1',
   localKeyId: '1.2.840.113549.1.9.21',
 } as const;
+/** PrivateKeyInfo's elements, RFC 5958's optional attributes and public key included. */
+const privateKeyInfoElements = 5;
 /** Attributes on one bag: friendlyName and localKeyId, and a few more from Windows. */
 const maxAttributes = 16;
 
@@ -32,17 +35,26 @@ export interface Pkcs12Certificate {
   readonly localKeyId: string | undefined;
 }
 
+export interface Pkcs12Key {
+  /** The PrivateKeyInfo (RFC 5208), decrypted: PKCS#8 DER, as node's `createPrivateKey` reads it. */
+  readonly pkcs8: Uint8Array;
+  /** Hex of its localKeyId attribute, which pairs it with a certificate. */
+  readonly localKeyId: string | undefined;
+}
+
 export interface Pkcs12Contents {
   readonly certificates: Pkcs12Certificate[];
-  /** One entry per private key, its localKeyId's hex if it has one; the keys themselves stay encrypted. */
+  /** One entry per private key, its localKeyId's hex if it has one, in the order of `keys`. */
   readonly keyIds: (string | undefined)[];
+  readonly keys: Pkcs12Key[];
 }
 
 /**
- * The X.509 certificates and the private keys' IDs of a password-free PKCS#12 (RFC 7292) in DER, its MAC verified.
- * Every iteration count in sight is checked against the cap before the first key derivation (the MAC's, the encrypted
- * data's, the shrouded keys' beside them); a shrouded key inside encrypted data is checked once that is decrypted.
- * Anything else malformed, unsupported or needing a password is refused with an `InvalidP12Error`.
+ * The X.509 certificates and the private keys of a password-free PKCS#12 (RFC 7292) in DER, its MAC verified, its
+ * shrouded keys decrypted with the empty password the way its encrypted data is. Every iteration count in sight is
+ * checked against the cap before the first key derivation (the MAC's, the encrypted data's, the shrouded keys' beside
+ * them); a shrouded key inside encrypted data is checked once that is decrypted, and decrypted last. Anything else
+ * malformed, unsupported or needing a password is refused with an `InvalidP12Error`.
  */
 export function readPkcs12(der: Uint8Array): Pkcs12Contents {
   try {
@@ -53,7 +65,17 @@ export function readPkcs12(der: Uint8Array): Pkcs12Contents {
   }
 }
 
-interface Found extends Pkcs12Contents {
+/** A shrouded key bag read and its count checked, waiting until every count in sight is checked to be decrypted. */
+interface ShroudedKey {
+  readonly encryption: Encryption;
+  readonly ciphertext: Uint8Array;
+  readonly localKeyId: string | undefined;
+}
+
+interface Found {
+  readonly certificates: Pkcs12Certificate[];
+  /** Plain keys and shrouded ones in file order. */
+  readonly keys: (Pkcs12Key | ShroudedKey)[];
   bags: number;
 }
 
@@ -69,7 +91,7 @@ function read(der: Uint8Array): Pkcs12Contents {
   const contents = elementsOf(parseDer(authenticatedSafe), maxContents, {
     tooMany: `holds more than ${maxContents} contents`,
   });
-  const found: Found = { certificates: [], keyIds: [], bags: 0 };
+  const found: Found = { certificates: [], keys: [], bags: 0 };
   const encrypted: { encryption: Encryption; ciphertext: Uint8Array }[] = [];
   for (const contentInfo of contents) {
     const [type, content] = elementsOf(contentInfo, 2);
@@ -85,7 +107,25 @@ function read(der: Uint8Array): Pkcs12Contents {
     if (encryption.encodesPassword) passwords = [password];
     collectBags(safeContents, found, 0);
   }
-  return found;
+  const keys = found.keys.map((key) => ('pkcs8' in key ? key : decryptKey(key, passwords)));
+  return { certificates: found.certificates, keyIds: keys.map((key) => key.localKeyId), keys };
+}
+
+/** A shrouded key's EncryptedPrivateKeyInfo (RFC 5208 6) decrypted: DER filling it exactly, or a wrong password. */
+function decryptKey(key: ShroudedKey, passwords: readonly Uint8Array[]): Pkcs12Key {
+  let failure: unknown;
+  for (const password of key.encryption.encodesPassword ? passwords : passwords.slice(0, 1)) {
+    try {
+      const pkcs8 = key.encryption.decrypt(key.ciphertext, password);
+      elementsOf(parseDer(pkcs8), privateKeyInfoElements);
+      return { pkcs8: new Uint8Array(pkcs8), localKeyId: key.localKeyId };
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw new InvalidP12Error('holds a private key that does not decrypt without a password', {
+    cause: failure,
+  });
 }
 
 /** EncryptedData (RFC 5652 8) holding SafeContents, its encryption read and checked. */
@@ -123,11 +163,15 @@ function collectBags(safeContents: ASN1Value, found: Found, depth: number): void
     const [bagId, bagValue, attributes] = elementsOf(safeBag, 3);
     const value = explicit(bagValue, 0);
     if (isOid(bagId, oids.keyBag)) {
-      found.keyIds.push(localKeyId(attributes));
+      elementsOf(value, privateKeyInfoElements);
+      found.keys.push({ pkcs8: encodeASN1(value), localKeyId: localKeyId(attributes) });
     } else if (isOid(bagId, oids.shroudedKeyBag)) {
-      // Never decrypted, but its count is refused all the same: the file asks for it.
-      readEncryption(elementsOf(value, 2)[0], "the private key's");
-      found.keyIds.push(localKeyId(attributes));
+      const [algorithm, encrypted] = elementsOf(value, 2);
+      found.keys.push({
+        encryption: readEncryption(algorithm, "the private key's"),
+        ciphertext: octets(encrypted),
+        localKeyId: localKeyId(attributes),
+      });
     } else if (isOid(bagId, oids.certBag)) {
       const [certId, certValue] = elementsOf(value, 2);
       if (isOid(certId, oids.x509Certificate)) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
+import { makeServiceAccount } from '#test/support/service-account';
 import {
   createDirectory,
   newOrganization,
@@ -159,17 +160,22 @@ describe('reading directories by id', () => {
 });
 
 describe('updating a directory', () => {
+  const account = makeServiceAccount();
   const patch = (body: Record<string, unknown>) =>
     organization.client.call('PATCH', '/organization/v3/directories', { body });
 
   it('changes only the fields present', async () => {
     const id = await createDirectory(organization);
     expect((await patch({ directory_id: id, active: false })).status).toBe(204);
-    await patch({ directory_id: id, android_key: 'AIza-key', webhook_url: 'https://hooks.example.com/dir' });
+    await patch({
+      directory_id: id,
+      android_key: account.json,
+      webhook_url: 'https://hooks.example.com/dir',
+    });
     await patch({ directory_id: id, denial_context_inquiry_enabled: false });
     expect(await getDirectory(id)).toMatchObject({
       active: false,
-      android_key: 'AIza-key',
+      android_key: `service-account:${account.file.client_email}#${account.file.private_key_id?.slice(0, 8)}`,
       webhook_url: 'https://hooks.example.com/dir',
       denial_context_inquiry_enabled: false,
     });
@@ -179,7 +185,7 @@ describe('updating a directory', () => {
     const id = await createDirectory(organization);
     await patch({
       directory_id: id,
-      android_key: 'k',
+      android_key: account.json,
       webhook_url: 'https://x.example/h',
       ios_p12: alphaP12,
     });

@@ -3,15 +3,26 @@ import type { Authenticator } from '#shared/authenticator/authenticator';
 import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { refusal } from '#test/support/tree';
+import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver';
 
 let runtime: TestRuntime;
 let scene: AuthScene;
+let webhooks: WebhookReceiver;
 
 beforeAll(async () => {
   runtime = await startTestRuntime();
   scene = await newAuthScene(runtime);
+  webhooks = await startWebhookReceiver({
+    apiBaseUrl: runtime.baseUrl,
+    keys: new Map([[scene.serviceKey.kid, scene.serviceKey.privateKey]]),
+  });
+  await scene.organization.client.call('PATCH', '/directory/v3/services', {
+    subject: `dir:${scene.directoryId}`,
+    body: { service_id: scene.serviceId, callback_url: webhooks.url('/hooks/service') },
+  });
 });
 afterAll(async () => {
+  await webhooks?.close();
   await runtime?.stop();
 });
 
@@ -63,11 +74,33 @@ describe('number matching', () => {
     const last = await refusal(device.answer(pending, { approve: true, numberMatchCode: wrongCode(code) }));
     expect({ status: last.status, code: last.errorCode }).toEqual({ status: 400, code: 'SVC-008' });
 
-    // Ended: the application's poll says why, the right code comes too late, and the user is free again.
-    const poll = await refusal(scene.read(created.auth_request));
-    expect({ status: poll.status, code: poll.errorCode }).toEqual({ status: 400, code: 'SVC-008' });
+    // Ended as a failed authentication: the application reads it on its poll and its webhook, as the SDKs read a
+    // device's FAILED answer; the right code comes too late, the service cannot cancel it, and the user is free again.
+    const poll = await scene.read(created.auth_request);
+    expect(poll.status).toBe(200);
+    const failed: Record<string, unknown> = {
+      type: 'FAILED',
+      reason: 'AUTHENTICATION',
+      denial_reason: null,
+      auth_request: created.auth_request,
+      device_id: device.state.deviceId,
+      service_pins: [],
+    };
+    expect(await scene.open(poll.body as NonNullable<typeof poll.body>)).toEqual({
+      ...failed,
+      authorized: false,
+    });
+    expect(poll.body?.auth).toBeNull();
+    const webhook = await webhooks.waitFor((each) => each.body.auth_jwe === poll.body?.auth_jwe);
+    expect(webhook.body).toEqual({ type: 'AUTHORIZATION_RESPONSE', ...poll.body });
     const late = await refusal(device.answer(pending, { approve: true, numberMatchCode: code }));
     expect(late.errorCode).toBe('SVC-008');
+    const cancel = await refusal(
+      scene.service.call('DELETE', `/service/v3/auths/${created.auth_request}`, {
+        subject: `svc:${scene.serviceId}`,
+      }),
+    );
+    expect(cancel.errorCode).toBe('SVC-008');
     expect(await device.pending()).toEqual([]);
     expect((await scene.ask({ username: 'ben' })).auth_request).toMatch(/^[\da-f-]{36}$/);
   });

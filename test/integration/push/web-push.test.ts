@@ -13,6 +13,7 @@ import {
 import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
 import { type PushReceiver, startPushReceiver, type TestSubscription } from '#test/support/push-receiver';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
+import { until } from '#test/support/waiting';
 
 let runtime: TestRuntime;
 let scene: AuthScene;
@@ -66,16 +67,6 @@ async function cancel(authRequest: string): Promise<void> {
         each.payload.type === 'auth_request_ended',
     );
   }
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('timed out');
 }
 
 const pushesFor = (name: string, authRequest: string, type?: string) =>

@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Authenticator } from '#shared/authenticator/authenticator';
+import type { AuthScene } from '#test/support/auth-scene';
+import { type FcmServer, startFcmServer } from '#test/support/fcm-server';
+import { type PushScene, startPushScene } from '#test/support/push-scene';
+import type { TestRuntime } from '#test/support/runtime';
+import { refusal } from '#test/support/tree';
+import { makeServiceAccount, type TestServiceAccount } from '#test/support/service-account';
+import { until } from '#test/support/waiting';
+
+let runtime: TestRuntime;
+let scene: AuthScene;
+let fcm: FcmServer;
+let account: TestServiceAccount;
+let phone: Authenticator;
+let patchDirectory: PushScene['patchDirectory'];
+let cancel: PushScene['cancel'];
+const token = 'eY3x9n1RQd2:APA91bH-test_registration.token';
+
+async function directoryView(): Promise<Record<string, unknown>> {
+  const { body } = await scene.organization.client.call<Record<string, unknown>[]>(
+    'POST',
+    '/organization/v3/directories/list',
+    { body: { directory_ids: [scene.directoryId] } },
+  );
+  return body?.[0] ?? {};
+}
+
+beforeAll(async () => {
+  account = makeServiceAccount('mfa-push-test');
+  fcm = await startFcmServer({ account });
+  ({ runtime, scene, phone, patchDirectory, cancel } = await startPushScene(
+    {
+      PUSH_FCM_URL: fcm.origin,
+      PUSH_FCM_TOKEN_URL: fcm.tokenUrl,
+    },
+    'bob',
+  ));
+}, 60_000);
+afterAll(async () => {
+  await fcm?.close();
+  await runtime?.stop();
+});
+
+describe("a directory's FCM credentials", () => {
+  it('refuses an FCM token while the directory has no service account', async () => {
+    expect(await refusal(phone.registerPush({ fcm: { token } }))).toMatchObject({
+      status: 400,
+      errorCode: 'ARG-001',
+      message: expect.stringContaining('no FCM credentials'),
+    });
+  });
+
+  it('refuses a legacy server key, saying Google retired it', async () => {
+    expect(await refusal(patchDirectory({ android_key: 'AAAAx1y2z3:APA91bHlegacykey' }))).toMatchObject({
+      status: 400,
+      errorCode: 'ARG-001',
+      message: expect.stringMatching(/android_key: .*retired the legacy FCM API.*2024/),
+    });
+    expect((await directoryView()).android_key).toBeNull();
+  });
+
+  it('keeps a service account sealed and shows which one it is, never the key', async () => {
+    expect((await patchDirectory({ android_key: account.json })).status).toBe(204);
+    const view = await directoryView();
+    expect(view.android_key).toBe(
+      `service-account:${account.file.client_email}#${account.file.private_key_id?.slice(0, 8)}`,
+    );
+    const { getSealedPushCredentials } = await import('#shared/store/push-credentials');
+    const stored = await getSealedPushCredentials(scene.directoryId);
+    expect(stored.fcm).toMatch(/^[A-Za-z0-9_-]{100,}$/);
+    expect(JSON.stringify(stored)).not.toContain('PRIVATE KEY');
+    expect(JSON.stringify(stored)).not.toContain(account.file.client_email);
+  });
+});
+
+describe('pushing through FCM', () => {
+  it('prompts with a high-priority notification that expires and collapses with the request, and takes it down with data only', async () => {
+    await phone.registerPush({ fcm: { token } });
+    expect((await phone.pushSettings()).channel).toBe('fcm');
+    const created = await scene.ask({
+      username: 'bob',
+      push_title: 'Sign in?',
+      push_body: 'From Lisbon',
+      ttl: 120,
+    });
+    const id = created.auth_request;
+    const prompt = await fcm.waitFor(
+      (each) => each.message.data !== undefined && JSON.stringify(each.message).includes(id),
+    );
+    expect(prompt.project).toBe('mfa-push-test');
+    expect(prompt.token).toBe(token);
+    expect(prompt.body).toEqual({
+      message: {
+        token,
+        data: { type: 'auth_request', auth_request: id },
+        android: {
+          priority: 'HIGH',
+          ttl: expect.stringMatching(/^(1[01]\d|120)s$/),
+          collapse_key: id,
+          notification: { title: 'Sign in?', body: 'From Lisbon', tag: id },
+        },
+      },
+    });
+    await cancel(id);
+    const ended = await fcm.waitFor(
+      (each) => (each.message.data as Record<string, string> | undefined)?.type === 'auth_request_ended',
+    );
+    expect(ended.body).toEqual({
+      message: {
+        token,
+        data: { type: 'auth_request_ended', auth_request: id },
+        android: { priority: 'NORMAL', ttl: '600s', collapse_key: id },
+      },
+    });
+    // One OAuth token served both pushes.
+    expect(fcm.tokensIssued).toHaveLength(1);
+    expect(fcm.rejected).toEqual([]);
+  });
+
+  it('removes the channel when FCM says the token is UNREGISTERED', async () => {
+    const gone = 'gone-token:APA91b-unregistered';
+    await phone.registerPush({ fcm: { token: gone } });
+    fcm.answer(gone, 'UNREGISTERED');
+    const created = await scene.ask({ username: 'bob' });
+    await until(async () => ((await phone.pushSettings()).channel === null ? true : undefined));
+    expect(fcm.received.filter((each) => each.token === gone)).toHaveLength(1);
+    await cancel(created.auth_request);
+  });
+
+  it('stops pushing when the service account is removed, and refuses new FCM tokens', async () => {
+    expect((await patchDirectory({ android_key: null })).status).toBe(204);
+    expect((await directoryView()).android_key).toBeNull();
+    expect(await refusal(phone.registerPush({ fcm: { token } }))).toMatchObject({ errorCode: 'ARG-001' });
+  });
+});
