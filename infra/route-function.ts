@@ -8,7 +8,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { Access } from '#infra/routes';
+import { type Access, httpRoutes, webAppRoute } from '#infra/routes';
 
 export interface RouteFunctionResources {
   readonly table: ITableV2;
@@ -58,11 +58,49 @@ export const handlerBundling = {
 } satisfies BundlingOptions;
 
 /**
- * The bundling of one function under functions/: the same for all of them, each with its own AWS SDK inside the
- * 500 KB budget, updating a directory's PKCS#12 parser included.
+ * The web authenticator's function also carries the app's build, beside its bundle, where it reads it from: built
+ * first if its sources changed (`--if-stale`), so that `cdk synth` and `cdk deploy` never ship a stale or missing app.
  */
-export function bundlingFor(_handler: string): typeof handlerBundling {
-  return handlerBundling;
+const webAppBundling = {
+  ...handlerBundling,
+  commandHooks: {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir: string, outputDir: string) => [
+      `cd "${inputDir}" && node_modules/.bin/tsx web/authenticator/build.ts --if-stale`,
+      `cp -R "${inputDir}/.tmp/web/authenticator" "${outputDir}/authenticator"`,
+    ],
+  },
+} satisfies BundlingOptions;
+
+/**
+ * Functions that verify passkeys carry the WebAuthn library (about 400 KB) bundled as a file of its own beside theirs,
+ * which they load on first use (`WEBAUTHN_MODULE`): an answer from a device without a passkey never pays for it.
+ */
+const webAuthnBundling = {
+  ...handlerBundling,
+  commandHooks: {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir: string, outputDir: string) => [
+      `cd "${inputDir}" && node_modules/.bin/esbuild shared/webauthn/library.ts --bundle --platform=node --format=esm --target=${handlerBundling.target} --minify --log-level=warning "--banner:js=${handlerBundling.banner}" --outfile="${outputDir}/${webAuthnModuleFile}"`,
+    ],
+  },
+} satisfies BundlingOptions;
+
+/** The file name of the WebAuthn library beside a bundle, as `WEBAUTHN_MODULE` gives it to the function. */
+export const webAuthnModuleFile = 'webauthn.mjs';
+
+/**
+ * The bundling of one function under functions/: the same for all of them, each with its own AWS SDK inside the
+ * 500 KB budget, updating a directory's PKCS#12 parser included; the web authenticator's with the app's files, and
+ * those that verify passkeys with the WebAuthn library beside them.
+ */
+export function bundlingFor(handler: string): typeof handlerBundling & Pick<BundlingOptions, 'commandHooks'> {
+  if (handler === webAppRoute.handler) return webAppBundling;
+  return httpRoutes.some((route) => route.handler === handler && route.access.webAuthn)
+    ? webAuthnBundling
+    : handlerBundling;
 }
 
 /**
@@ -124,6 +162,7 @@ export class RouteFunction extends NodejsFunction {
           ? { PUSH_DLQ_URL: resources.pushDeadLetterQueue.queueUrl, ...resources.pushDeliveryEnvironment }
           : {}),
         ...(access.pushEndpoints || access.pushDelivery ? resources.destinationPolicyEnvironment : {}),
+        ...(access.webAuthn ? { WEBAUTHN_MODULE: `./${webAuthnModuleFile}` } : {}),
       },
       bundling: bundlingFor(props.handler),
       role: props.role,

@@ -19,6 +19,8 @@ export interface Access {
   readonly pushQueue?: boolean;
   /** Delivers pushes: puts retries back on the push queue and moves dead messages to its DLQ. */
   readonly pushDelivery?: boolean;
+  /** Verifies passkeys: carries the WebAuthn library as a file of its own beside its bundle, loaded on first use. */
+  readonly webAuthn?: boolean;
 }
 
 export interface HttpRoute {
@@ -46,6 +48,9 @@ const publishes: Access = { webhookQueue: true };
 
 /** Operations that start or end an auth request, which the user's devices hear about through the push queue. */
 const pushes: Access = { pushQueue: true };
+
+/** Operations that register or check a device's passkey. */
+const passkeys: Access = { webAuthn: true };
 
 export const httpRoutes: readonly HttpRoute[] = [
   unsigned('GET', '/public/v3/ping', 'public/ping', {}),
@@ -116,6 +121,7 @@ export const httpRoutes: readonly HttpRoute[] = [
   signed('POST', '/device/v3/auths/{auth_request}', 'device/answer-auth-request', {
     ...publishes,
     ...pushes,
+    ...passkeys,
   }),
   signed('GET', '/device/v3/sessions', 'device/list-sessions'),
   signed('DELETE', '/device/v3/sessions', 'device/end-session', publishes),
@@ -123,7 +129,28 @@ export const httpRoutes: readonly HttpRoute[] = [
   signed('GET', '/device/v3/push', 'device/get-push'),
   signed('PUT', '/device/v3/push', 'device/register-push', { pushEndpoints: true }),
   signed('DELETE', '/device/v3/push', 'device/remove-push'),
+  signed('POST', '/device/v3/passkey/options', 'device/passkey-options', passkeys),
+  signed('PUT', '/device/v3/passkey', 'device/register-passkey', passkeys),
 ];
+
+/** A web app served from its build: one function answers GET on each of its paths. */
+export interface WebAppRoute {
+  readonly handler: string;
+  readonly access: Access;
+  readonly paths: readonly string[];
+}
+
+/**
+ * The web authenticator (web/authenticator/, built into .tmp/web/authenticator/): files of a page, not operations of
+ * the API (no signature, no OpenAPI entry), so they stand apart from the operations' table. `{proxy+}` takes the rest
+ * of the path, slashes included, as API Gateway's greedy parameter does; the handler serves only its build's files.
+ */
+export const webAppRoute: WebAppRoute = {
+  handler: 'public/authenticator',
+  access: {},
+  // API Gateway routes `/authenticator/` to `/authenticator` (a route may not end in `/`), rawPath keeping the slash.
+  paths: ['/authenticator', '/authenticator/{proxy+}'],
+};
 
 /** Requests that match no row: ARG-002 in a signed response under the signed prefixes, a plain 404 elsewhere. */
 export const fallbackRoute: Pick<HttpRoute, 'handler' | 'access'> = {

@@ -31,6 +31,7 @@ import {
   pushDelivery,
   pushQueue as pushQueueSettings,
   routeId,
+  webAppRoute,
   webhookConsumers,
   webhookDelivery,
   webhookQueue,
@@ -181,6 +182,16 @@ export class AuthorizationServiceStack extends Stack {
       });
     }
 
+    const webApp = new RouteFunction(this, 'WebAuthenticator', {
+      ...webAppRoute,
+      resources,
+      role: roles.roleFor(webAppRoute.access),
+    });
+    const webAppIntegration = new HttpLambdaIntegration('WebAuthenticatorIntegration', webApp);
+    for (const path of webAppRoute.paths) {
+      api.addRoutes({ path, methods: [HttpMethod.GET], integration: webAppIntegration });
+    }
+
     const domainName = props.customDomain
       ? new DomainName(this, 'DomainName', {
           domainName: props.customDomain.domainName,
@@ -190,7 +201,11 @@ export class AuthorizationServiceStack extends Stack {
     const stageName = props.stageName ?? '$default';
     // A stage named like a route's first segment would make `/<stage>/…` ambiguous to the functions, which drop a
     // leading `/<stage>` only when the request came in under it.
-    if (httpRoutes.some((route) => route.path.split('/')[1] === stageName)) {
+    if (
+      [...httpRoutes.map((route) => route.path), ...webAppRoute.paths].some(
+        (path) => path.split('/')[1] === stageName,
+      )
+    ) {
       throw new Error(`stageName ${stageName} is the first segment of a route's path: choose another name`);
     }
     const stage = new HttpStage(this, 'Stage', {

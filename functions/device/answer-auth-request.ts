@@ -1,3 +1,4 @@
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { noContent } from '#shared/http/reply';
 import { answerAuthRequestBody } from '#shared/http/schemas/auth-requests';
 import { signedHandler } from '#shared/http/signed-handler';
@@ -8,7 +9,7 @@ import { answerAsDevice } from '#shared/use-cases/answer-auth-request';
 export const handler = signedHandler({
   subject: 'dev',
   body: answerAuthRequestBody,
-  handle: async ({ caller, body, pathParameters, receivedAt }) => {
+  handle: async ({ caller, body, pathParameters, receivedAt, baseUrl }) => {
     await answerAsDevice(
       caller.subject,
       caller.subjectHead,
@@ -19,8 +20,10 @@ export const handler = signedHandler({
         authV1: body.auth_v1,
         fraud: body.fraud,
         numberMatchCode: body.number_match_code,
+        webauthn: body.webauthn as AuthenticationResponseJSON | null | undefined,
       },
       receivedAt,
+      baseUrl,
     );
     countMetric('AuthRequestsAnswered');
     return noContent();

@@ -6,8 +6,9 @@ import { validateBody } from '#shared/http/schemas/validate-body';
 import { linkDevice } from '#shared/use-cases/link-device';
 
 /**
- * POST /device/v3/link: a device links itself with a directory SDK key, a linking code and its own public key. It has
- * no key registered yet, so the request is plain JSON (over TLS); every later request of the device is signed by it.
+ * POST /device/v3/link: a device links itself with a linking code, its own public key and, from an app of the
+ * directory, one of its SDK keys. It has no key registered yet, so the request is plain JSON (over TLS); every later
+ * request of the device is signed by it.
  */
 export const handler = publicHandler(async (event) => {
   const body = acceptedBody(event);

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { lambdaContext } from '#infra/local/lambda-context';
-import { fallbackRoute, type HttpRoute, httpRoutes, routeId } from '#infra/routes';
+import { fallbackRoute, type HttpRoute, httpRoutes, routeId, webAppRoute } from '#infra/routes';
 import { type HttpEvent, maxRequestBodyBytes } from '#shared/http/event';
 
 export type HttpFunction = (event: HttpEvent, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -33,18 +33,27 @@ export async function loadRoutes(): Promise<{ routes: LoadedRoute[]; fallback: H
     if (!modules.has(module)) modules.set(module, loadHandler(module));
     return modules.get(module) as Promise<HttpFunction>;
   };
+  const webAppRows = webAppRoute.paths.map((path): HttpRoute => ({
+    method: 'GET',
+    path,
+    handler: webAppRoute.handler,
+    access: webAppRoute.access,
+  }));
+  const webAppPaths = new Set(webAppRoute.paths);
   const routes = await Promise.all(
-    httpRoutes.map(async (route) => {
+    [...httpRoutes, ...webAppRows].map(async (route) => {
       const parameterNames: string[] = [];
       const source = route.path
         .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
-        .replace(/\{(\w+)\}/g, (_, name: string) => {
+        // `{name+}` is greedy, as in API Gateway: the rest of the path, slashes included.
+        .replace(/\{(\w+)(\\\+)?\}/g, (_, name: string, greedy?: string) => {
           parameterNames.push(name);
-          return '([^/]+)';
+          return greedy ? '(.+)' : '([^/]+)';
         });
       return {
         route,
-        pattern: new RegExp(`^${source}$`),
+        // API Gateway sends `/x/` to the route `/x`; the web app's page lives at such a path.
+        pattern: new RegExp(`^${source}${webAppPaths.has(route.path) ? '/?' : ''}$`),
         parameterNames,
         handler: await handlerOf(route.handler),
       };

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DataDirectoryInUseError, startLocalRuntime } from '#infra/local/runtime';
 import { type ApiKeySize, apiKeySizes } from '#shared/api-keys/key-ring';
+import { describeBuild, ensureWebAuthenticator } from '#web/authenticator/build';
 
 const help = `Usage: npm start [-- options]
 
@@ -47,6 +48,13 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+// The web authenticator is served from its build: made now when missing or older than its sources.
+const webBuild = await ensureWebAuthenticator().catch((error: unknown) => {
+  console.error('The web authenticator could not be built:', error);
+  process.exit(1);
+});
+if (webBuild) console.log(describeBuild(webBuild));
+
 const runtime = await startLocalRuntime({
   port,
   host: values.host ?? '127.0.0.1',
@@ -76,12 +84,23 @@ MFA authorization service — local runtime
   Organization id   ${organization.organizationId}${organization.created ? '  (created now)' : ''}
   Organization key  ${organization.privateKeyPath}
   Key id (kid)      ${organization.kid}
+  Web authenticator ${webAuthenticatorUrl(runtime.baseUrl)}
 
 First signed call, with the project's client:
   npm run call -- ${callOptions(runtime.dataDir)}GET /organization/v3/directories
 
 Ctrl-C stops the service.
 `);
+
+/**
+ * The web authenticator as a browser on this machine should open it: at `localhost`, since passkeys need a domain
+ * for their relying party, never an IP address, and `localhost` is a secure context without TLS.
+ */
+function webAuthenticatorUrl(baseUrl: string): string {
+  const url = new URL(`${baseUrl}/authenticator/`);
+  if (url.hostname === '127.0.0.1' || url.hostname === '[::1]') url.hostname = 'localhost';
+  return url.href;
+}
 
 /** The options `npm run call` needs to find this runtime: its data directory when not the default (the runtime's
  * record there gives the port). */

@@ -1,11 +1,11 @@
 import type { Evaluation } from '#shared/authenticator/evaluate';
-import {
-  encryptLegacyAuthPackage,
-  encryptV1AuthPackage,
-  LegacyPackageError,
-} from '#shared/protocol/legacy-packages';
 import { encryptJson } from '#shared/protocol/jwe';
-import { importPublicKey } from '#shared/protocol/pem';
+import {
+  LegacyPackageError,
+  sealLegacyAuthPackage,
+  sealV1AuthPackage,
+} from '#shared/protocol/legacy-package-seal';
+import { parseRsaPublicKeyPem } from '#shared/protocol/rsa-pem';
 
 /** Who the answer is for: the requesting entity's key, and the service's for the v1 package. */
 export interface AnswerRecipients {
@@ -30,7 +30,7 @@ export async function sealAnswer(
   answer: { authRequest: string; deviceId: string; servicePins: readonly string[]; evaluation: Evaluation },
 ): Promise<AnswerPackages> {
   const { evaluation } = answer;
-  const requesterKey = importPublicKey(recipients.requester.public_key);
+  const requesterKey = parseRsaPublicKeyPem(recipients.requester.public_key);
   const authorized = evaluation.type === 'AUTHORIZED';
   const authJwe = await encryptJson(
     {
@@ -43,10 +43,10 @@ export async function sealAnswer(
       auth_policy: evaluation.authPolicy,
       auth_methods: evaluation.authMethods,
     },
-    { kid: recipients.requester.kid, publicKey: requesterKey },
+    { kid: recipients.requester.kid, publicKey: requesterKey.jwk },
   );
-  const auth = fitting(() =>
-    encryptLegacyAuthPackage(
+  const auth = await fitting(() =>
+    sealLegacyAuthPackage(
       {
         auth_request: answer.authRequest,
         response: authorized,
@@ -58,15 +58,15 @@ export async function sealAnswer(
   );
   const serviceKey = recipients.service_key;
   const authV1 = serviceKey
-    ? fitting(() =>
-        encryptV1AuthPackage(
+    ? await fitting(() =>
+        sealV1AuthPackage(
           {
             response: authorized,
             auth_request: answer.authRequest,
             device_id: answer.deviceId,
             app_pins: answer.servicePins.join(','),
           },
-          importPublicKey(serviceKey.public_key),
+          parseRsaPublicKeyPem(serviceKey.public_key),
         ),
       )
     : null;
@@ -74,9 +74,9 @@ export async function sealAnswer(
 }
 
 // A legacy package is one RSA block; a reader that needs it has a key big enough, so a miss only drops that package.
-function fitting(seal: () => string): string | null {
+async function fitting(seal: () => Promise<string>): Promise<string | null> {
   try {
-    return seal();
+    return await seal();
   } catch (error) {
     if (error instanceof LegacyPackageError && error.reason === 'too_large') return null;
     throw error;

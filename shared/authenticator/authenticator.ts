@@ -1,13 +1,13 @@
-import { generateKeyPairSync } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type AnswerPackages, sealAnswer } from '#shared/authenticator/answer-packages';
 import { type Decision, type Evaluation, evaluate } from '#shared/authenticator/evaluate';
+import { type DeviceKeys, pemDeviceKeys } from '#shared/authenticator/host';
 import { rotateServicePins } from '#shared/authenticator/service-pins';
 import {
   type AuthenticatorState,
   type DeviceConfiguration,
   defaultConfiguration,
   deviceStateAt,
+  type LinkedDevice,
 } from '#shared/authenticator/state';
 import { ApiClient } from '#shared/client/api-client';
 import { ApiRequestError } from '#shared/client/errors';
@@ -21,16 +21,18 @@ export type { PendingAuthRequestView } from '#shared/use-cases/device-auth-reque
 const answerAttempts = 4;
 const retryPauseMs = 250;
 
-export interface LinkOptions {
+export interface LinkOptions<S extends LinkedDevice = AuthenticatorState> {
   readonly baseUrl: string;
-  /** An SDK key of the directory the code links to. */
-  readonly sdkKey: string;
+  /** An SDK key of the directory the code links to; a device linking from the web authenticator has none. */
+  readonly sdkKey?: string;
   readonly code: string;
   readonly name?: string;
   readonly type?: string;
   readonly keyBits?: number;
   readonly configuration?: DeviceConfiguration;
   readonly fetch?: typeof fetch;
+  /** How the host makes and keeps the key; the CLI's PEM keys when absent. */
+  readonly keys?: DeviceKeys<S>;
 }
 
 /** What the user does with a request: approve it, or deny it, with one of the request's denial reasons or none. */
@@ -41,10 +43,10 @@ export type UserChoice = (
   readonly numberMatchCode?: string;
 };
 
-export interface AnsweredRequest {
+export interface AnsweredRequest<S extends LinkedDevice = AuthenticatorState> {
   readonly evaluation: Evaluation;
   /** The state to keep: the service's pins have rotated. */
-  readonly state: AuthenticatorState;
+  readonly state: S;
 }
 
 /** Reads `<base>/public/v3/qrcodes/<code>` (the `qrcode` URL of a device link) as the base URL and the code. */
@@ -54,17 +56,22 @@ export function parseQrCodeUrl(url: string): { baseUrl: string; code: string } {
   return { baseUrl: match[1], code: match[2] };
 }
 
-/** Links a new device: makes its key pair and registers the public half with the code and the SDK key. */
-export async function linkAuthenticator(options: LinkOptions): Promise<AuthenticatorState> {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: options.keyBits ?? 2048 });
+/** Links a new device: makes its key pair and registers the public half with the code (and the SDK key). */
+export async function linkAuthenticator(options: LinkOptions): Promise<AuthenticatorState>;
+export async function linkAuthenticator<S extends LinkedDevice>(
+  options: LinkOptions<S> & { readonly keys: DeviceKeys<S> },
+): Promise<S>;
+export async function linkAuthenticator(options: LinkOptions<LinkedDevice>): Promise<LinkedDevice> {
+  const keys = options.keys ?? pemDeviceKeys;
+  const { key, kept } = await keys.create(options.keyBits ?? 2048);
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const response = await (options.fetch ?? fetch)(`${baseUrl}/device/v3/link`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      sdk_key: options.sdkKey,
+      ...(options.sdkKey === undefined ? {} : { sdk_key: options.sdkKey }),
       code: options.code,
-      public_key: publicKey.export({ type: 'spki', format: 'pem' }),
+      public_key: key.publicKeyPem,
       ...(options.name ? { name: options.name } : {}),
       ...(options.type ? { type: options.type } : {}),
     }),
@@ -79,11 +86,11 @@ export async function linkAuthenticator(options: LinkOptions): Promise<Authentic
     );
   }
   return {
+    ...kept,
     version: 1,
     baseUrl,
     deviceId: body.device_id as string,
     directoryId: body.directory_id as string,
-    privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
     configuration: options.configuration ?? defaultConfiguration,
     servicePins: {},
   };
@@ -93,17 +100,19 @@ export async function linkAuthenticator(options: LinkOptions): Promise<Authentic
  * The reference authenticator: a linked device that signs as `dev:<device_id>`, evaluates each request's merged
  * policy against its configuration, and answers with packages only the requester (and, for v1, the service) can read.
  */
-export class Authenticator {
+export class Authenticator<S extends LinkedDevice = AuthenticatorState> {
   private readonly client: ApiClient;
 
+  /** `keys` opens the device's key out of its state: the CLI's PEM keys when absent. */
   constructor(
-    readonly state: AuthenticatorState,
-    options: { readonly fetch?: typeof fetch } = {},
+    readonly state: S,
+    options: { readonly fetch?: typeof fetch; readonly keys?: DeviceKeys<S> } = {},
   ) {
+    const keys = options.keys ?? (pemDeviceKeys as unknown as DeviceKeys<S>);
     this.client = new ApiClient({
       baseUrl: state.baseUrl,
       issuer: `dev:${state.deviceId}`,
-      privateKeyPem: state.privateKeyPem,
+      key: keys.open(state),
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
   }
@@ -118,7 +127,7 @@ export class Authenticator {
     request: PendingAuthRequestView,
     choice: UserChoice,
     now = new Date(),
-  ): Promise<AnsweredRequest> {
+  ): Promise<AnsweredRequest<S>> {
     const evaluation = evaluate(
       parseEffectivePolicy(request.policy),
       deviceStateAt(this.state.configuration, now),
@@ -224,4 +233,8 @@ export class Authenticator {
     }
     return { kind: 'deny', denialReason: { id: reason.id, fraud: reason.fraud } };
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => globalThis.setTimeout(resolve, ms));
 }

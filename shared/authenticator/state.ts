@@ -1,19 +1,22 @@
-import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import type { DeviceState } from '#shared/authenticator/evaluate';
 
 /** How the device is set up: what `evaluate` is told about it besides the time. */
 export type DeviceConfiguration = Omit<DeviceState, 'now'>;
 
-/** Everything a linked authenticator keeps between runs. The file holds its private key: it is written 0600. */
-export interface AuthenticatorState {
+/** What every host keeps of a linked device between runs, besides its private key (which the host keeps its way). */
+export interface LinkedDevice {
   readonly version: 1;
   readonly baseUrl: string;
   readonly deviceId: string;
   readonly directoryId: string;
-  readonly privateKeyPem: string;
   readonly configuration: DeviceConfiguration;
   /** Per service id, the pins sent with the last answers, oldest first. */
   readonly servicePins: Readonly<Record<string, readonly string[]>>;
+}
+
+/** The CLI's state: the device with its private key in PEM. The file holds that key: it is written 0600. */
+export interface AuthenticatorState extends LinkedDevice {
+  readonly privateKeyPem: string;
 }
 
 /** A phone fresh from setup: a PIN code and a fingerprint, every other method known but not set. */
@@ -31,31 +34,13 @@ export const defaultConfiguration: DeviceConfiguration = {
 
 export class AuthenticatorStateError extends Error {
   override readonly name = 'AuthenticatorStateError';
-}
+  /** True when no device is linked yet, rather than the state being unreadable. */
+  readonly missing: boolean;
 
-export async function readAuthenticatorState(path: string): Promise<AuthenticatorState> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new AuthenticatorStateError(`No authenticator state at ${path}: link a device first`, { cause });
-    }
-    throw cause;
+  constructor(message: string, options: { cause?: unknown; missing?: boolean } = {}) {
+    super(message, options.cause === undefined ? {} : { cause: options.cause });
+    this.missing = options.missing ?? false;
   }
-  const state = JSON.parse(text) as Partial<AuthenticatorState>;
-  if (state.version !== 1 || !state.deviceId || !state.privateKeyPem || !state.baseUrl) {
-    throw new AuthenticatorStateError(`${path} is not an authenticator state file`);
-  }
-  return state as AuthenticatorState;
-}
-
-/** Replaces the file in one step (write beside it, then rename), so a crash never leaves half a key behind. */
-export async function writeAuthenticatorState(path: string, state: AuthenticatorState): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
-  await chmod(temporary, 0o600);
-  await rename(temporary, path);
 }
 
 /** What `evaluate` needs at `now`. */

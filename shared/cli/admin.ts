@@ -43,9 +43,10 @@ const commands = {
   },
   'directory settings': {
     synopsis:
-      'directory settings --directory <id> [--rate-limit <count>/<seconds>] [--fraud-lock <seconds>|off]',
+      'directory settings --directory <id> [--rate-limit <count>/<seconds>] [--fraud-lock <seconds>|off] [--web-linking on|off]',
     about: `Show or change a directory's protections against push fatigue: the requests one user may be sent per
-      window (default 30/600), and how long a user is locked after denying a request as fraud (default off).`,
+      window (default 30/600), and how long a user is locked after denying a request as fraud (default off); and
+      whether a device may link with its linking code alone, as the web authenticator does (default on).`,
   },
   'directory push': {
     synopsis: 'directory push --directory <id>',
@@ -149,6 +150,7 @@ const { values, positionals } = parseCommandLine(
         user: { type: 'string' },
         'rate-limit': { type: 'string' },
         'fraud-lock': { type: 'string' },
+        'web-linking': { type: 'string' },
         p8: { type: 'string' },
         'key-id': { type: 'string' },
         'team-id': { type: 'string' },
@@ -358,6 +360,7 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
         ...(await updateDirectorySettings(values.directory, {
           ...(values['rate-limit'] === undefined ? {} : { rateLimit: values['rate-limit'] }),
           ...(values['fraud-lock'] === undefined ? {} : { fraudLock: values['fraud-lock'] }),
+          ...(values['web-linking'] === undefined ? {} : { webLinking: values['web-linking'] }),
         })),
       };
     }

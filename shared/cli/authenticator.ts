@@ -10,12 +10,8 @@ import {
 } from '#shared/authenticator/authenticator';
 import type { MethodSetup } from '#shared/authenticator/evaluate';
 import { type AuthMethodName, authMethodNames } from '#shared/authenticator/methods';
-import {
-  type AuthenticatorState,
-  type DeviceConfiguration,
-  readAuthenticatorState,
-  writeAuthenticatorState,
-} from '#shared/authenticator/state';
+import type { AuthenticatorState, DeviceConfiguration } from '#shared/authenticator/state';
+import { readAuthenticatorState, writeAuthenticatorState } from '#shared/authenticator/state-file';
 import {
   type ApiLocation,
   commandUsage,
@@ -208,7 +204,7 @@ async function run(): Promise<void> {
 /** Shows requests as their pushes arrive, until Ctrl-C. */
 async function watch(): Promise<void> {
   const authenticator = await device();
-  const { watchPushes } = await import('#shared/authenticator/push-watch');
+  const { watchPushes } = await import('#shared/cli/push-watch');
   const watching = await watchPushes(authenticator, {
     onPush(push) {
       if (push.type === 'auth_request_ended') {

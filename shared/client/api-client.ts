@@ -1,11 +1,10 @@
-import type { KeyObject } from 'node:crypto';
+import { type ClientKey, clientKeyFromPem } from '#shared/client/client-key';
 import { ApiRequestError, ResponseVerificationError } from '#shared/client/errors';
 import type { HashFunction } from '#shared/protocol/content-hash';
 import { type DialectName, dialects } from '#shared/protocol/dialect';
 import { decryptJson, encryptJson, type KeyManagementAlgorithm } from '#shared/protocol/jwe';
-import type { SignatureAlgorithm, SigningKey } from '#shared/protocol/jws';
-import { keyId } from '#shared/protocol/kid';
-import { importPrivateKey, importPublicKey } from '#shared/protocol/pem';
+import type { KeyMaterial, SignatureAlgorithm } from '#shared/protocol/jws';
+import { parseRsaPublicKeyPem } from '#shared/protocol/rsa-pem';
 import { ProtocolRejection } from '#shared/protocol/rejection';
 import { signRequestJwt } from '#shared/protocol/request-jwt';
 import { verifyResponseJwt } from '#shared/protocol/response-jwt';
@@ -15,7 +14,9 @@ export interface ApiClientOptions {
   /** The signing entity, e.g. `org:<uuid>`. */
   readonly issuer: string;
   /** PEM (PKCS#8 or PKCS#1) of the key that signs requests; it also decrypts responses encrypted to it. */
-  readonly privateKeyPem: string;
+  readonly privateKeyPem?: string;
+  /** The signing key as the host keeps it, instead of `privateKeyPem`: a browser's non-extractable device key. */
+  readonly key?: ClientKey;
   /** More private keys for responses the service encrypts elsewhere, such as a dedicated encryption key. */
   readonly decryptionKeyPems?: readonly string[];
   /** `iov` speaks the LaunchKey SDKs' dialect (IOV-JWT, lka), `api` the other (API-JWT, api); docs/protocol.md#dialects. */
@@ -58,7 +59,7 @@ export interface PreparedRequest {
 
 interface CachedKey {
   readonly kid: string;
-  readonly publicKey: KeyObject;
+  readonly publicKey: KeyMaterial;
   readonly fetchedAt: number;
 }
 
@@ -68,9 +69,9 @@ interface CachedKey {
  */
 export class ApiClient {
   readonly kid: string;
-  private readonly signingKey: SigningKey;
-  private readonly decryptionKeys = new Map<string, KeyObject>();
-  private readonly apiKeys = new Map<string, KeyObject>();
+  private readonly key: ClientKey;
+  private readonly decryptionKeys = new Map<string, ClientKey>();
+  private readonly apiKeys = new Map<string, KeyMaterial>();
   private current: CachedKey | undefined;
   private clock: { offsetSeconds: number; fetchedAt: number } | undefined;
   private readonly dialect;
@@ -78,16 +79,20 @@ export class ApiClient {
   private readonly baseUrl: string;
 
   constructor(private readonly options: ApiClientOptions) {
-    const privateKey = importPrivateKey(options.privateKeyPem);
-    this.kid = keyId(privateKey);
-    this.signingKey = { kid: this.kid, privateKey };
-    this.decryptionKeys.set(this.kid, privateKey);
+    const key =
+      options.key ??
+      (options.privateKeyPem === undefined ? undefined : clientKeyFromPem(options.privateKeyPem));
+    if (!key) throw new TypeError('An ApiClient needs a key or privateKeyPem');
+    this.key = key;
+    this.kid = key.kid;
+    this.decryptionKeys.set(this.kid, key);
     for (const pem of options.decryptionKeyPems ?? []) {
-      const key = importPrivateKey(pem);
-      this.decryptionKeys.set(keyId(key), key);
+      const more = clientKeyFromPem(pem);
+      this.decryptionKeys.set(more.kid, more);
     }
     this.dialect = dialects[options.dialect ?? 'iov'];
-    this.fetch = options.fetch ?? fetch;
+    // Called as a method, the browser's fetch refuses its receiver ("Illegal invocation"): keep it unbound.
+    this.fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
   }
 
@@ -114,9 +119,10 @@ export class ApiClient {
     const queryAt = path.indexOf('?');
     const pathOnly = queryAt === -1 ? path : path.slice(0, queryAt);
     const query = queryAt === -1 ? undefined : path.slice(queryAt + 1);
+    const algorithm = this.options.signatureAlgorithm ?? 'RS512';
     const token = await signRequestJwt({
-      signingKey: this.signingKey,
-      algorithm: this.options.signatureAlgorithm ?? 'RS512',
+      signingKey: { kid: this.kid, privateKey: this.key.signingKey(algorithm) },
+      algorithm,
       issuer: this.options.issuer,
       subject,
       audience: this.dialect.identity,
@@ -221,7 +227,7 @@ export class ApiClient {
   }
 
   /** The API key request bodies are encrypted to, cached like the SDKs do. */
-  async currentApiKey(): Promise<{ kid: string; publicKey: KeyObject }> {
+  async currentApiKey(): Promise<{ kid: string; publicKey: KeyMaterial }> {
     const cacheMs = (this.options.cacheSeconds ?? 300) * 1000;
     if (!this.current || Date.now() - this.current.fetchedAt > cacheMs) {
       const { kid, publicKey } = await this.fetchApiKey('/public/v3/public-key');
@@ -231,7 +237,7 @@ export class ApiClient {
   }
 
   /** An API public key by kid, fetched once and kept: a kid always names the same key. */
-  async apiKey(kid: string): Promise<KeyObject> {
+  async apiKey(kid: string): Promise<KeyMaterial> {
     const known = this.apiKeys.get(kid);
     if (known) return known;
     const { publicKey } = await this.fetchApiKey(`/public/v3/public-key/${kid}`, kid);
@@ -241,14 +247,12 @@ export class ApiClient {
   private async fetchApiKey(
     path: string,
     expectedKid?: string,
-  ): Promise<{ kid: string; publicKey: KeyObject }> {
+  ): Promise<{ kid: string; publicKey: KeyMaterial }> {
     const response = await this.fetch(`${this.baseUrl}${path}`, { redirect: 'manual' });
     if (!response.ok) {
       throw new ResponseVerificationError('api-key', `GET ${path} answered ${response.status}`);
     }
-    const pem = await response.text();
-    const publicKey = importPublicKey(pem);
-    const kid = keyId(publicKey);
+    const { kid, jwk: publicKey } = parseRsaPublicKeyPem(await response.text());
     // The kid header is only a label: the key must be the one it names.
     const header = response.headers.get(this.dialect.keyIdHeader);
     if (header !== kid || (expectedKid !== undefined && expectedKid !== kid)) {
@@ -263,8 +267,8 @@ export class ApiClient {
 
   private async decrypt<T>(jwe: string): Promise<T> {
     try {
-      const { value } = await decryptJson(jwe, (kid) =>
-        kid === undefined ? this.decryptionKeys.get(this.kid) : this.decryptionKeys.get(kid),
+      const { value } = await decryptJson(jwe, (kid, alg) =>
+        this.decryptionKeys.get(kid ?? this.kid)?.decryptionKey(alg),
       );
       return value as T;
     } catch (error) {

@@ -28,6 +28,27 @@ export const defaultPushFatigueSettings: PushFatigueSettings = {
   fraudLockSeconds: null,
 };
 
+/**
+ * All of a directory's operator settings: the protections above, and whether a device may link with its linking code
+ * alone, as the web authenticator does (docs/protocol.md#device-api). The code is the single-use secret either way;
+ * a directory whose devices all link through its own app and SDK key may want nothing else to link.
+ */
+export interface DirectorySettings extends PushFatigueSettings {
+  readonly webLinking: boolean;
+}
+
+export const defaultDirectorySettings: DirectorySettings = {
+  ...defaultPushFatigueSettings,
+  webLinking: true,
+};
+
+/** Reads `on` or `off`. */
+export function parseWebLinking(text: string): boolean {
+  const value = text.trim();
+  if (value !== 'on' && value !== 'off') throw new Error('--web-linking must be on or off');
+  return value === 'on';
+}
+
 /** Bounds an operator may set: at least one request per window, windows from a minute to a day, locks up to 30 days. */
 export const rateLimitBounds = { maxCount: 10_000, minWindow: 60, maxWindow: 86_400 } as const;
 export const maxFraudLockSeconds = 30 * 86_400;

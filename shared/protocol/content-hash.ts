@@ -1,14 +1,12 @@
 import { createHash } from 'node:crypto';
+import { type HashFunction, hashFunctions } from '#shared/protocol/hash-functions';
 
-/** The hash names the SDKs put in `func` and the digests they mean (docs/protocol.md#body-hash). */
-export const hashFunctions = { S256: 'sha256', S384: 'sha384', S512: 'sha512' } as const;
-export type HashFunction = keyof typeof hashFunctions;
+export { type HashFunction, hashFunctions, isHashFunction } from '#shared/protocol/hash-functions';
 
-export function isHashFunction(value: unknown): value is HashFunction {
-  return typeof value === 'string' && Object.hasOwn(hashFunctions, value);
-}
-
-/** Lowercase hex digest over the exact body bytes; a string body is hashed as the UTF-8 bytes that were sent. */
+/**
+ * Lowercase hex digest over the exact body bytes; a string body is hashed as the UTF-8 bytes that were sent. A browser
+ * bundle gets content-hash.browser.ts instead (package.json `imports`, condition `browser`).
+ */
 export function contentHash(func: HashFunction, body: Uint8Array | string): string {
   return createHash(hashFunctions[func]).update(body).digest('hex');
 }

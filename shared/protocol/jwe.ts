@@ -1,6 +1,7 @@
-import type { KeyObject } from 'node:crypto';
+import type { KeyObject as NodeKeyObject } from 'node:crypto';
 import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
 import { clip, echoValue, idEchoLength } from '#shared/echo';
+import type { KeyMaterial } from '#shared/protocol/jws';
 import { ProtocolRejection } from '#shared/protocol/rejection';
 
 /** PY's pinned pyjwkest only knows RSA-OAEP; the Java SDK sends RSA-OAEP-256. RSA1_5 is never accepted. */
@@ -8,9 +9,10 @@ export type KeyManagementAlgorithm = 'RSA-OAEP' | 'RSA-OAEP-256';
 export const keyManagementAlgorithms: readonly KeyManagementAlgorithm[] = ['RSA-OAEP', 'RSA-OAEP-256'];
 export const contentEncryptionAlgorithm = 'A256CBC-HS512';
 
-export interface Recipient {
+/** The server's keys are node KeyObjects (the default); the client's may be any `KeyMaterial`. */
+export interface Recipient<K extends KeyMaterial = NodeKeyObject> {
   readonly kid: string;
-  readonly publicKey: KeyObject;
+  readonly publicKey: K;
 }
 
 export interface EncryptOptions {
@@ -25,7 +27,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 /** Encrypts a JSON value as a compact JWE whose `kid` tells the recipient which of its keys to use. */
 export async function encryptJson(
   value: unknown,
-  recipient: Recipient,
+  recipient: Recipient<KeyMaterial>,
   options: EncryptOptions = {},
 ): Promise<string> {
   const header: {
@@ -44,10 +46,14 @@ export async function encryptJson(
     .encrypt(recipient.publicKey);
 }
 
-/** Finds the private key for a JWE's `kid` (undefined when the JWE names none); undefined when there is no such key. */
+/**
+ * Finds the private key for a JWE's `kid` (undefined when the JWE names none) and `alg` (a WebCrypto key serves one
+ * algorithm); undefined when there is no such key.
+ */
 export type DecryptionKeyResolver = (
   kid: string | undefined,
-) => KeyObject | undefined | Promise<KeyObject | undefined>;
+  alg: KeyManagementAlgorithm,
+) => KeyMaterial | undefined | Promise<KeyMaterial | undefined>;
 
 export interface DecryptedJson {
   readonly value: unknown;
@@ -74,7 +80,7 @@ export async function decryptJson(jwe: string, resolveKey: DecryptionKeyResolver
   if (header.kid !== undefined && typeof header.kid !== 'string') {
     throw new ProtocolRejection('malformed', 'the JWE kid is not a string');
   }
-  const key = await resolveKey(header.kid);
+  const key = await resolveKey(header.kid, header.alg as KeyManagementAlgorithm);
   if (!key)
     throw new ProtocolRejection(
       'unknown-key',

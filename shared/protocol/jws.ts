@@ -1,6 +1,15 @@
-import type { KeyObject } from 'node:crypto';
-import { timingSafeEqual } from 'node:crypto';
-import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import type { KeyObject as NodeKeyObject } from 'node:crypto';
+import {
+  type CryptoKey,
+  decodeJwt,
+  decodeProtectedHeader,
+  errors,
+  type JWK,
+  type JWTPayload,
+  jwtVerify,
+  type KeyObject,
+  SignJWT,
+} from 'jose';
 import { echoValue } from '#shared/echo';
 import { contentHash, type HashFunction, isHashFunction } from '#shared/protocol/content-hash';
 import { ProtocolRejection } from '#shared/protocol/rejection';
@@ -9,9 +18,13 @@ import { ProtocolRejection } from '#shared/protocol/rejection';
 export type SignatureAlgorithm = 'RS256' | 'RS384' | 'RS512';
 export const signatureAlgorithms: readonly SignatureAlgorithm[] = ['RS256', 'RS384', 'RS512'];
 
-export interface SigningKey {
+/** A key jose works with: a node KeyObject on the server, a CryptoKey or JWK in the client and in a browser. */
+export type KeyMaterial = CryptoKey | KeyObject | JWK;
+
+/** The server's keys are node KeyObjects (the default); the client's may be any `KeyMaterial`. */
+export interface SigningKey<K extends KeyMaterial = NodeKeyObject> {
   readonly kid: string;
-  readonly privateKey: KeyObject;
+  readonly privateKey: K;
 }
 
 export interface JwsHeader {
@@ -27,7 +40,7 @@ export interface TimeOptions {
 }
 
 export interface SignJwsOptions {
-  readonly signingKey: SigningKey;
+  readonly signingKey: SigningKey<KeyMaterial>;
   readonly algorithm?: SignatureAlgorithm;
   readonly issuer: string;
   readonly audience?: string;
@@ -57,7 +70,7 @@ export function signJws(options: SignJwsOptions, extra: Record<string, unknown>)
     .sign(options.signingKey.privateKey);
 }
 
-export type KeyResolver = (header: JwsHeader, unverifiedClaims: JWTPayload) => Promise<KeyObject>;
+export type KeyResolver = (header: JwsHeader, unverifiedClaims: JWTPayload) => Promise<KeyMaterial>;
 
 /**
  * Reads a compact JWS's header and claims without trusting either, so that a key can be chosen and a refusal can still
@@ -169,10 +182,12 @@ export function checkBodyHash(claim: Record<string, unknown>, body: Uint8Array |
   }
 }
 
+// The length of a hex digest is public; its characters are compared without an early exit.
 function constantTimeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let index = 0; index < a.length; index++) difference |= a.charCodeAt(index) ^ b.charCodeAt(index);
+  return difference === 0;
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -4,10 +4,23 @@ import {
   decryptOaepSha1Block,
   encodeBase64,
   encryptOaepSha1Block,
-  type LegacyFailureReason,
   maxOaepSha1Plaintext,
 } from '#shared/protocol/legacy-rsa';
+import {
+  type LegacyAuthPackage,
+  LegacyPackageError,
+  legacyAuthPackageJson,
+  type V1AuthPackage,
+  type V1AuthPackageOptions,
+  v1AuthPackageJson,
+} from '#shared/protocol/legacy-package-seal';
 
+export {
+  LegacyPackageError,
+  type LegacyAuthPackage,
+  type V1AuthPackage,
+  type V1AuthPackageOptions,
+} from '#shared/protocol/legacy-package-seal';
 export {
   buildV1Credentials,
   formatLaunchKeyTime,
@@ -30,46 +43,13 @@ export { maxOaepSha1Plaintext, type LegacyFailureReason } from '#shared/protocol
  * .NET `Decrypt(data, true)`) and what both v3 SDKs decrypt with; PKCS#1 v1.5 was never used.
  */
 
-export class LegacyPackageError extends Error {
-  override readonly name = 'LegacyPackageError';
-
-  constructor(
-    readonly reason: LegacyFailureReason,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** The decrypted v1 `auth` package (docs/protocol.md#legacy-v1). */
-export interface V1AuthPackage {
-  readonly response: boolean;
-  readonly auth_request: string;
-  readonly device_id: string;
-  /** Up to five pins, comma-separated. */
-  readonly app_pins: string;
-}
-
-export interface V1AuthPackageOptions {
-  /**
-   * How `response` is written. `boolean` (default) follows docs/protocol.md#legacy-v1. `string` writes `"true"`/`"false"`, which the
-   * LaunchKey Ruby gem (`auth[:response].downcase`) and the 2013 PHP library (`strtolower(...) == "true"`) need;
-   * launchkey.py (`str(...).lower()`), Jackson and the 2015 PHP SDK (`== "true"`) read both.
-   */
-  readonly responseAs?: 'boolean' | 'string';
-}
-
 /** Device side: the v1 `auth` package encrypted to the Service's public key, Base64 in one line. */
 export function encryptV1AuthPackage(
   pkg: V1AuthPackage,
   servicePublicKey: KeyObject,
   options: V1AuthPackageOptions = {},
 ): string {
-  const response = options.responseAs === 'string' ? String(pkg.response) : pkg.response;
-  return sealJson(
-    { response, auth_request: pkg.auth_request, device_id: pkg.device_id, app_pins: pkg.app_pins },
-    servicePublicKey,
-  );
+  return sealJson(v1AuthPackageJson(pkg, options), servicePublicKey);
 }
 
 /** Implementer side: the JSON inside a v1 `auth` package. Line-wrapped Base64, as the v1 API sent it, is read too. */
@@ -77,33 +57,17 @@ export function decryptV1AuthPackage(auth: string, servicePrivateKey: KeyObject)
   return openJson(auth, servicePrivateKey);
 }
 
-/** The decrypted deprecated v3 `auth` package (docs/protocol.md#answer-packages). */
-export interface LegacyAuthPackage {
-  readonly auth_request: string;
-  readonly response: boolean;
-  readonly device_id: string;
-  readonly service_pins: readonly string[];
-}
-
 /** Device side: the deprecated v3 `auth` package, one RSA-OAEP SHA-1 block, Base64. Throws when it does not fit. */
 export function encryptLegacyAuthPackage(pkg: LegacyAuthPackage, publicKey: KeyObject): string {
-  return sealJson(
-    {
-      auth_request: pkg.auth_request,
-      response: pkg.response,
-      device_id: pkg.device_id,
-      service_pins: pkg.service_pins,
-    },
-    publicKey,
-  );
+  return sealJson(legacyAuthPackageJson(pkg), publicKey);
 }
 
 export function decryptLegacyAuthPackage(auth: string, privateKey: KeyObject): unknown {
   return openJson(auth, privateKey);
 }
 
-function sealJson(value: unknown, publicKey: KeyObject): string {
-  const plaintext = Buffer.from(JSON.stringify(value), 'utf8');
+function sealJson(json: string, publicKey: KeyObject): string {
+  const plaintext = Buffer.from(json, 'utf8');
   const ciphertext = encryptOaepSha1Block(plaintext, publicKey);
   if (!ciphertext) {
     throw new LegacyPackageError(

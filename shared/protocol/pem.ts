@@ -1,11 +1,8 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { InvalidKeyError, minimumModulusBits } from '#shared/protocol/key-rules';
 
-/** Smallest RSA modulus the service accepts for any key it verifies with or encrypts to. */
-export const minimumModulusBits = 2048;
-
-export class InvalidKeyError extends Error {
-  override readonly name = 'InvalidKeyError';
-}
+// The server's keys stay node KeyObjects; the error and the bound are shared with the browser-safe reader.
+export { InvalidKeyError, minimumModulusBits } from '#shared/protocol/key-rules';
 
 const publicKeyCache = new Map<string, KeyObject>();
 const cacheLimit = 1_000;

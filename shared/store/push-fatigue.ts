@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  defaultPushFatigueSettings,
-  type PushFatigueSettings,
+  defaultDirectorySettings,
+  type DirectorySettings,
   type RateLimit,
 } from '#shared/domain/push-fatigue';
 import { batchGetAll, dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
@@ -23,7 +23,7 @@ export interface FraudLock {
 export async function getRequestGuards(
   directoryId: string,
   identifier: string,
-): Promise<{ settings: PushFatigueSettings; lock: FraudLock | undefined }> {
+): Promise<{ settings: DirectorySettings; lock: FraudLock | undefined }> {
   const settingsKey = directorySettingsKey(directoryId);
   const items = await batchGetAll([settingsKey, fraudLockKey(directoryId, identifier)]);
   const settings = items.find((item) => item.sk === settingsKey.sk);
@@ -31,7 +31,7 @@ export async function getRequestGuards(
   return { settings: settingsFromItem(settings), lock: lock && lockFromItem(lock) };
 }
 
-export async function getDirectorySettings(directoryId: string): Promise<PushFatigueSettings> {
+export async function getDirectorySettings(directoryId: string): Promise<DirectorySettings> {
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: directorySettingsKey(directoryId), ConsistentRead: true }),
   );
@@ -39,10 +39,7 @@ export async function getDirectorySettings(directoryId: string): Promise<PushFat
 }
 
 /** Replaces the directory's settings. */
-export async function putDirectorySettings(
-  directoryId: string,
-  settings: PushFatigueSettings,
-): Promise<void> {
+export async function putDirectorySettings(directoryId: string, settings: DirectorySettings): Promise<void> {
   await dynamo.send(
     new PutCommand({
       TableName: tableName,
@@ -51,16 +48,19 @@ export async function putDirectorySettings(
         rateLimitCount: settings.rateLimit.count,
         rateLimitWindow: settings.rateLimit.windowSeconds,
         ...(settings.fraudLockSeconds === null ? {} : { fraudLockSeconds: settings.fraudLockSeconds }),
+        // Kept only when off: an item written before the setting existed reads as on.
+        ...(settings.webLinking ? {} : { webLinking: false }),
       },
     }),
   );
 }
 
-function settingsFromItem(item: Record<string, unknown> | undefined): PushFatigueSettings {
-  if (!item) return defaultPushFatigueSettings;
+function settingsFromItem(item: Record<string, unknown> | undefined): DirectorySettings {
+  if (!item) return defaultDirectorySettings;
   return {
     rateLimit: { count: item.rateLimitCount as number, windowSeconds: item.rateLimitWindow as number },
     fraudLockSeconds: (item.fraudLockSeconds as number | undefined) ?? null,
+    webLinking: item.webLinking !== false,
   };
 }
 

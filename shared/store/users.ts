@@ -11,6 +11,7 @@ import {
   type UserSession,
 } from '#shared/domain/user';
 import type { DirectoryView } from '#shared/domain/directory';
+import type { PasskeyChallenge, StoredPasskey } from '#shared/domain/passkey';
 import type { PushChannel } from '#shared/push/channel';
 import { directoryFromItem } from '#shared/store/directories';
 import { batchGetAll, dynamo, isConditionalFailure, tableName } from '#shared/store/dynamo';
@@ -226,11 +227,21 @@ export function markDeviceLinked(
 
 /** Sets a linked device's push channel, replacing the one it had; false when the device is not a linked one. */
 export function setDevicePushChannel(key: UserKey, deviceId: string, channel: PushChannel): Promise<boolean> {
+  return setOnLinkedDevice(key, deviceId, 'push', channel);
+}
+
+/** Sets one attribute of a device's entry, only while the device is linked; false when it is not. */
+function setOnLinkedDevice(
+  key: UserKey,
+  deviceId: string,
+  attribute: string,
+  value: unknown,
+): Promise<boolean> {
   return updateUser(key, {
-    UpdateExpression: 'SET devices.#device.#push = :channel',
+    UpdateExpression: 'SET devices.#device.#attribute = :value',
     ConditionExpression: 'devices.#device.#status = :linked',
-    ExpressionAttributeNames: { '#device': deviceId, '#push': 'push', '#status': 'status' },
-    ExpressionAttributeValues: { ':channel': channel, ':linked': DeviceStatus.linked },
+    ExpressionAttributeNames: { '#device': deviceId, '#attribute': attribute, '#status': 'status' },
+    ExpressionAttributeValues: { ':value': value, ':linked': DeviceStatus.linked },
   });
 }
 
@@ -255,6 +266,69 @@ export function removeDevicePushChannel(
       ...(identity ? { '#identity': identity[0] } : {}),
     },
     ...(identity ? { ExpressionAttributeValues: { ':identity': identity[1] } } : {}),
+  });
+}
+
+/** Gives a linked device a passkey registration challenge, replacing any it had; false when it is not a linked one. */
+export function setPasskeyChallenge(
+  key: UserKey,
+  deviceId: string,
+  challenge: PasskeyChallenge,
+): Promise<boolean> {
+  return setOnLinkedDevice(key, deviceId, 'passkeyChallenge', challenge);
+}
+
+/**
+ * Keeps a device's passkey, replacing the one it had, and uses up the challenge it was registered over: only while
+ * the device is linked and still holds that challenge unexpired, so a registration counts once.
+ */
+export function putDevicePasskey(
+  key: UserKey,
+  deviceId: string,
+  passkey: StoredPasskey,
+  challenge: string,
+  nowSeconds: number,
+): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression: 'SET devices.#device.#passkey = :passkey REMOVE devices.#device.#challenge',
+    ConditionExpression:
+      'devices.#device.#status = :linked AND devices.#device.#challenge.challenge = :challenge AND devices.#device.#challenge.expiresAt > :now',
+    ExpressionAttributeNames: {
+      '#device': deviceId,
+      '#passkey': 'passkey',
+      '#challenge': 'passkeyChallenge',
+      '#status': 'status',
+    },
+    ExpressionAttributeValues: {
+      ':passkey': passkey,
+      ':challenge': challenge,
+      ':now': nowSeconds,
+      ':linked': DeviceStatus.linked,
+    },
+  });
+}
+
+/**
+ * Moves a passkey's signature counter to `counter` after an accepted assertion: only while the device still has that
+ * credential and the counter grows (or stays 0 for an authenticator that keeps none), so of two answers with one
+ * assertion at most one gets through. False otherwise.
+ */
+export function advancePasskeyCounter(
+  key: UserKey,
+  deviceId: string,
+  credentialId: string,
+  counter: number,
+): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression: 'SET devices.#device.#passkey.#counter = :counter',
+    ConditionExpression: `devices.#device.#passkey.#id = :id AND devices.#device.#passkey.#counter ${counter === 0 ? '= :counter' : '< :counter'}`,
+    ExpressionAttributeNames: {
+      '#device': deviceId,
+      '#passkey': 'passkey',
+      '#id': 'id',
+      '#counter': 'counter',
+    },
+    ExpressionAttributeValues: { ':id': credentialId, ':counter': counter },
   });
 }
 

@@ -1,3 +1,5 @@
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { apiKeyRing } from '#shared/api-keys/current-key-ring';
 import { type AuthAnswer, authRequestState } from '#shared/domain/auth-request';
 import { ApiError, invalidArgument, notFound } from '#shared/errors';
 import { publishEvent } from '#shared/events/publish';
@@ -5,12 +7,13 @@ import { publishEnded } from '#shared/events/publish-push';
 import { type Entity, isUuid } from '#shared/protocol/entity';
 import { answerAuthRequest, getAuthRequest } from '#shared/store/auth-requests';
 import type { HeadItem } from '#shared/store/heads';
-import { releasePendingSlot } from '#shared/store/users';
+import { getUser, releasePendingSlot } from '#shared/store/users';
 import { isoSeconds } from '#shared/time';
 import { deviceUserKey } from '#shared/use-cases/device-auth-requests';
 import { lockAfterFraud } from '#shared/use-cases/push-fatigue';
 import { numberMatchFailed } from '#shared/use-cases/auth-request-outcomes';
 import { matchNumber } from '#shared/use-cases/number-matching';
+import { checkAnswerAssertion, devicePasskey } from '#shared/use-cases/passkeys';
 
 export interface DeviceAnswer {
   readonly authJwe: string;
@@ -20,6 +23,8 @@ export interface DeviceAnswer {
   readonly fraud?: boolean | null;
   /** The code the user typed, for a request with number matching (docs/protocol.md#number-matching). */
   readonly numberMatchCode?: string | null;
+  /** The passkey's assertion, which a device with a passkey sends with every answer (docs/protocol.md#passkeys). */
+  readonly webauthn?: AuthenticationResponseJSON | null;
 }
 
 /**
@@ -32,9 +37,11 @@ export async function answerAsDevice(
   authId: string,
   input: DeviceAnswer,
   now: Date,
+  baseUrl: string,
 ): Promise<void> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   if (!isUuid(authId)) throw notFound('There is no such request for this device');
+  await checkPasskey(device, head, authId, input, baseUrl);
   const answer: AuthAnswer = {
     deviceId: device.id,
     authJwe: input.authJwe,
@@ -66,4 +73,33 @@ export async function answerAsDevice(
   if (input.fraud) await lockAfterFraud(deviceUserKey(head), nowSeconds);
   await publishEvent({ kind: 'authorization-response', authRequestId: authId });
   await publishEnded(authId);
+}
+
+/**
+ * The passkey check of an answer (docs/protocol.md#passkeys), before anything is recorded. The same answer sent again
+ * (a retry) is not checked again: its assertion was used up by the first, and the answer is already this device's.
+ */
+async function checkPasskey(
+  device: Entity,
+  head: HeadItem | undefined,
+  authId: string,
+  input: DeviceAnswer,
+  baseUrl: string,
+): Promise<void> {
+  const key = deviceUserKey(head);
+  const passkey = devicePasskey(await getUser(key), device.id);
+  if (!passkey && !input.webauthn) return;
+  if (passkey) {
+    const recorded = (await getAuthRequest(authId))?.answer;
+    if (recorded?.deviceId === device.id && recorded.authJwe === input.authJwe) return;
+  }
+  await checkAnswerAssertion({
+    passkey,
+    assertion: input.webauthn,
+    key,
+    deviceId: device.id,
+    authRequestId: authId,
+    hashKey: (await apiKeyRing()).hashKey,
+    baseUrl,
+  });
 }

@@ -1,3 +1,4 @@
+import { apiKeyRing } from '#shared/api-keys/current-key-ring';
 import { type AuthRequest, authRequestState } from '#shared/domain/auth-request';
 import { responseEncryptionKey } from '#shared/domain/entity-key';
 import { notFound } from '#shared/errors';
@@ -7,6 +8,7 @@ import { listEntityKeys } from '#shared/store/entity-keys';
 import type { HeadItem } from '#shared/store/heads';
 import { getUser } from '#shared/store/users';
 import { isoSeconds } from '#shared/time';
+import { assertionRequest, devicePasskey } from '#shared/use-cases/passkeys';
 
 /** Where a linked device's user is, from the device's head. */
 export function deviceUserKey(head: HeadItem | undefined) {
@@ -34,10 +36,17 @@ export interface PendingAuthRequestView {
   readonly device_ids: readonly string[];
   /** Present (true) only when the answer needs the code the application shows; the code itself is never listed. */
   readonly number_match?: true;
+  /** Present when the device has a passkey: the assertion its answer must carry (docs/protocol.md#passkeys). */
+  readonly webauthn?: ReturnType<typeof assertionRequest>;
 }
 
 /** The request a device may answer now, if any: its user's pending one, if it was offered to this device. */
-export async function listPendingForDevice(device: Entity, head: HeadItem | undefined, now: Date) {
+export async function listPendingForDevice(
+  device: Entity,
+  head: HeadItem | undefined,
+  now: Date,
+  baseUrl: string,
+) {
   const user = await getUser(deviceUserKey(head));
   const nowSeconds = Math.floor(now.getTime() / 1000);
   if (!user?.pending || user.pending.expiresAt <= nowSeconds) return [];
@@ -65,5 +74,10 @@ export async function listPendingForDevice(device: Entity, head: HeadItem | unde
     device_ids: auth.deviceIds,
     ...(auth.numberMatchCode === undefined ? {} : { number_match: true }),
   };
+  const passkey = devicePasskey(user, device.id);
+  if (passkey) {
+    const { hashKey } = await apiKeyRing();
+    return [{ ...view, webauthn: assertionRequest(hashKey, passkey, auth.id, device.id, baseUrl) }];
+  }
   return [view];
 }

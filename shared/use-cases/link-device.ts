@@ -6,12 +6,14 @@ import { publishEvent } from '#shared/events/publish';
 import { getDirectory, getSdkKeyDirectory } from '#shared/store/directories';
 import { putEntityHead } from '#shared/store/heads';
 import { consumeLinkCode, getLinkCode } from '#shared/store/link-codes';
+import { getDirectorySettings } from '#shared/store/push-fatigue';
 import { markDeviceLinked } from '#shared/store/users';
 import { isoSeconds } from '#shared/time';
 import { addEntityKey, checkPublicKey } from '#shared/use-cases/entity-keys';
 
 export interface DeviceLinkInput {
-  readonly sdkKey: string;
+  /** Absent when the device links with the code alone (the web authenticator), which the directory may turn off. */
+  readonly sdkKey?: string | null;
   readonly code: string;
   readonly publicKey: string;
   readonly name?: string | null;
@@ -19,9 +21,10 @@ export interface DeviceLinkInput {
 }
 
 /**
- * A device links itself (this service's own device API): a valid code, an SDK key of the code's directory, and the
- * device's public key, which it will sign its requests with and have answers encrypted to. The code is used up
- * conditionally, so of two devices racing with one code exactly one links.
+ * A device links itself (this service's own device API): a valid code, an SDK key of the code's directory unless the
+ * directory lets devices link with the code alone (web linking, on by default), and the device's public key, which it
+ * will sign its requests with and have answers encrypted to. The code is used up conditionally, so of two devices
+ * racing with one code exactly one links.
  */
 export async function linkDevice(
   input: DeviceLinkInput,
@@ -30,12 +33,8 @@ export async function linkDevice(
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const link = await getLinkCode(input.code, nowSeconds);
   if (!link) throw notFound('The linking code is unknown or has expired');
-  const sdkKeyDirectory = await getSdkKeyDirectory(input.sdkKey);
-  const directory =
-    sdkKeyDirectory && (await getDirectory(sdkKeyDirectory.organizationId, sdkKeyDirectory.directoryId));
-  if (!directory || directory.id !== link.directoryId || !directory.sdk_keys.includes(input.sdkKey)) {
-    throw forbidden('The SDK key is not one of the directory this code links to');
-  }
+  if (input.sdkKey == null) await requireWebLinking(link.directoryId);
+  else await requireSdkKeyOf(link.directoryId, input.sdkKey);
   checkPublicKey(input.publicKey);
   if (!(await consumeLinkCode(input.code, nowSeconds)))
     throw notFound('The linking code is unknown or has expired');
@@ -66,4 +65,21 @@ export async function linkDevice(
     ...(link.requesterKid ? { audienceKid: link.requesterKid } : {}),
   });
   return { device_id: link.deviceId, directory_id: link.directoryId };
+}
+
+async function requireSdkKeyOf(directoryId: string, sdkKey: string): Promise<void> {
+  const sdkKeyDirectory = await getSdkKeyDirectory(sdkKey);
+  const directory =
+    sdkKeyDirectory && (await getDirectory(sdkKeyDirectory.organizationId, sdkKeyDirectory.directoryId));
+  if (!directory || directory.id !== directoryId || !directory.sdk_keys.includes(sdkKey)) {
+    throw forbidden('The SDK key is not one of the directory this code links to');
+  }
+}
+
+async function requireWebLinking(directoryId: string): Promise<void> {
+  if (!(await getDirectorySettings(directoryId)).webLinking) {
+    throw forbidden(
+      'The directory links devices through its own app only: this link needs one of its SDK keys (sdk_key)',
+    );
+  }
 }

@@ -1,7 +1,9 @@
 import {
+  type DirectorySettings,
   type PushFatigueSettings,
   parseFraudLock,
   parseRateLimit,
+  parseWebLinking,
   rateWindow,
 } from '#shared/domain/push-fatigue';
 import type { UserKey } from '#shared/domain/user';
@@ -71,26 +73,32 @@ export interface DirectorySettingsView {
   readonly directory_id: string;
   readonly rate_limit: string;
   readonly fraud_lock: string;
+  readonly web_linking: 'on' | 'off';
 }
 
-/** Changes what is given (`--rate-limit <count>/<seconds>`, `--fraud-lock <seconds>|off`) and shows the result. */
+/**
+ * Changes what is given (`--rate-limit <count>/<seconds>`, `--fraud-lock <seconds>|off`, `--web-linking on|off`) and
+ * shows the result.
+ */
 export async function updateDirectorySettings(
   directoryId: string,
-  changes: { readonly rateLimit?: string; readonly fraudLock?: string },
+  changes: { readonly rateLimit?: string; readonly fraudLock?: string; readonly webLinking?: string },
 ): Promise<DirectorySettingsView> {
   await requireDirectoryHead(directoryId);
   const current = await getDirectorySettings(directoryId);
-  const updated: PushFatigueSettings = {
+  const updated: DirectorySettings = {
     rateLimit: changes.rateLimit === undefined ? current.rateLimit : parseRateLimit(changes.rateLimit),
     fraudLockSeconds:
       changes.fraudLock === undefined ? current.fraudLockSeconds : parseFraudLock(changes.fraudLock),
+    webLinking: changes.webLinking === undefined ? current.webLinking : parseWebLinking(changes.webLinking),
   };
-  if (changes.rateLimit !== undefined || changes.fraudLock !== undefined)
+  if (changes.rateLimit !== undefined || changes.fraudLock !== undefined || changes.webLinking !== undefined)
     await putDirectorySettings(directoryId, updated);
   return {
     directory_id: directoryId,
     rate_limit: `${updated.rateLimit.count}/${updated.rateLimit.windowSeconds}`,
     fraud_lock: updated.fraudLockSeconds === null ? 'off' : String(updated.fraudLockSeconds),
+    web_linking: updated.webLinking ? 'on' : 'off',
   };
 }
 

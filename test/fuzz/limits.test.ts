@@ -68,7 +68,7 @@ interface FieldLimit {
   /** Which bound, when a field has more than the length its schema declares (a policy's, a key's modulus). */
   readonly bound?: keyof typeof policyLimits | 'modulusBits';
   readonly limit: number;
-  readonly unit: 'characters' | 'items' | 'seconds' | 'milliseconds' | 'bytes' | 'metres' | 'bits';
+  readonly unit: 'characters' | 'items' | 'seconds' | 'milliseconds' | 'bytes' | 'metres' | 'bits' | 'value';
   /** The value of the body's top-level key holding the field, at the limit and one past it. */
   readonly largest: () => unknown;
   readonly past: () => unknown;
@@ -836,7 +836,53 @@ function routeTable(fx: Fixture): RouteLimits[] {
         flagField('fraud'),
         // Ignored by a request without number matching: the largest is accepted.
         text('number_match_code', 8, (length) => '1'.repeat(length)),
+        // The fixture's device has no passkey: the largest assertion is refused for that, and checked for nothing else.
+        ...webauthnFields('webauthn', assertion, [
+          ['id', 1366],
+          ['rawId', 1366],
+          ['response.clientDataJSON', 4096],
+          ['response.authenticatorData', 4096],
+          ['response.signature', 1024],
+          ['response.userHandle', 88],
+        ]),
       ],
+    },
+    {
+      method: 'PUT',
+      path: '/device/v3/passkey',
+      schema: 'registerPasskeyBody',
+      signer: 'device',
+      // No options were asked for: a well-formed registration has no challenge to be checked against.
+      body: () => ({ registration: registration() }),
+      accepted: noChallenge,
+      fields: webauthnFields('registration', registration, [
+        ['id', 1366],
+        ['rawId', 1366],
+        ['response.clientDataJSON', 4096],
+        ['response.attestationObject', 8192],
+        ['response.authenticatorData', 8192],
+        ['response.publicKey', 2048],
+        ['response.transports[]', 32],
+      ]).concat([
+        {
+          field: 'registration.response.transports',
+          limit: 8,
+          unit: 'items',
+          largest: () => registration({ transports: times(8, () => 'internal') }),
+          past: () => registration({ transports: times(9, () => 'internal') }),
+          accepted: noChallenge,
+          refusedAt: 'registration.response.transports',
+        },
+        {
+          field: 'registration.response.publicKeyAlgorithm',
+          limit: 65_535,
+          unit: 'value',
+          largest: () => registration({ publicKeyAlgorithm: 65_535 }),
+          past: () => registration({ publicKeyAlgorithm: 65_536 }),
+          accepted: noChallenge,
+          refusedAt: 'registration.response.publicKeyAlgorithm',
+        },
+      ]),
     },
     {
       method: 'PUT',
@@ -914,7 +960,65 @@ const bodylessRoutes = [
   'DELETE /service/v3/auths/{auth_request}',
   'DELETE /device/v3/link',
   'DELETE /device/v3/push',
+  'POST /device/v3/passkey/options',
 ];
+
+/** What a passkey field at its largest gets from the fixture's device, which has neither passkey nor challenge. */
+const noChallenge: Outcome = { status: 403, code: 'HTTP-403' };
+
+/** A browser's toJSON() of a WebAuthn credential: a registration's or an assertion's, with fields of `response` replaced. */
+const registration = (response: Record<string, unknown> = {}) => ({
+  id: 'AAAA',
+  rawId: 'AAAA',
+  type: 'public-key',
+  clientExtensionResults: {},
+  response: { clientDataJSON: 'AAAA', attestationObject: 'AAAA', ...response },
+});
+const assertion = (response: Record<string, unknown> = {}) => ({
+  id: 'AAAA',
+  rawId: 'AAAA',
+  type: 'public-key',
+  clientExtensionResults: {},
+  response: { clientDataJSON: 'AAAA', authenticatorData: 'AAAA', signature: 'AAAA', ...response },
+});
+
+/**
+ * The base64url fields of a credential under `key` (`id` or `response.<name>`, `response.<name>[]` for a list's
+ * items), and the 1 KB of its extension results; the largest of each gets `noChallenge`.
+ */
+function webauthnFields(
+  key: 'webauthn' | 'registration',
+  make: () => { readonly response: Record<string, unknown> },
+  fields: readonly (readonly [string, number])[],
+): FieldLimit[] {
+  const at = (path: string, value: unknown) => {
+    const name = path.replace(/^response\./, '').replace(/\[\]$/, '');
+    const wrapped = path.endsWith('[]') ? [value] : value;
+    const base = make();
+    return path.startsWith('response.')
+      ? { ...base, response: { ...base.response, [name]: wrapped } }
+      : { ...base, [name]: wrapped };
+  };
+  const padded = (bytes: number) => ({ padding: 'p'.repeat(bytes - jsonBytes({ padding: '' })) });
+  return [
+    ...fields.map(([path, limit]) => ({
+      ...text(`${key}.${path}`, limit),
+      largest: () => at(path, path.endsWith('[]') ? 'a'.repeat(limit) : 'A'.repeat(limit)),
+      past: () => at(path, path.endsWith('[]') ? 'a'.repeat(limit + 1) : 'A'.repeat(limit + 1)),
+      accepted: noChallenge,
+      refusedAt: `${key}.${path.replace(/\[\]$/, '.0')}`,
+    })),
+    {
+      field: `${key}.clientExtensionResults`,
+      limit: 1024,
+      unit: 'bytes',
+      largest: () => at('clientExtensionResults', padded(1024)),
+      past: () => at('clientExtensionResults', padded(1025)),
+      accepted: noChallenge,
+      refusedAt: `${key}.clientExtensionResults`,
+    },
+  ];
+}
 
 /**
  * A browser's PushSubscription.toJSON(), at a public address literal (the address guard needs no name lookup): a

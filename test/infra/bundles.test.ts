@@ -3,7 +3,14 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Access, fallbackRoute, httpRoutes, pushConsumers, webhookConsumers } from '#infra/routes';
+import {
+  type Access,
+  fallbackRoute,
+  httpRoutes,
+  pushConsumers,
+  webAppRoute,
+  webhookConsumers,
+} from '#infra/routes';
 import { buildHandlerBundles, bundleName } from '#test/support/handler-bundles';
 
 /** The budget for one function's bundle, its own AWS SDK included. */
@@ -21,6 +28,8 @@ const outdir = resolve('.tmp/bundles');
 const accessOf = new Map<string, Access>([
   ...httpRoutes.map((route) => [route.handler, route.access] as const),
   [fallbackRoute.handler, fallbackRoute.access],
+  // Its JavaScript only: the web app's files beside it are data it serves, held to their own budget by the web build test.
+  [webAppRoute.handler, webAppRoute.access],
   ...webhookConsumers.map((consumer) => [consumer.handler, consumer.access] as const),
   ...pushConsumers.map((consumer) => [consumer.handler, consumer.access] as const),
   ['deploy/api-key-ring', { table: 'write' }],

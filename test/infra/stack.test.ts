@@ -3,12 +3,13 @@ import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tableActions } from '#infra/route-function';
+import { bundlingFor, tableActions } from '#infra/route-function';
 import {
   httpRoutes,
   pushConsumers,
   pushDelivery,
   pushQueue,
+  webAppRoute,
   webhookConsumers,
   webhookDelivery,
   webhookQueue,
@@ -76,7 +77,8 @@ const roleIdOf = (fn: Resource) => (fn.Properties.Role as { 'Fn::GetAtt': [strin
 describe('the stack built from the route table', () => {
   it('has one function per route and queue consumer, the fallback and the key ring function, all alike', () => {
     const functions = serviceFunctions();
-    expect(functions).toHaveLength(httpRoutes.length + webhookConsumers.length + pushConsumers.length + 2);
+    // + the fallback, the key ring function and the web authenticator's.
+    expect(functions).toHaveLength(httpRoutes.length + webhookConsumers.length + pushConsumers.length + 3);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -91,6 +93,9 @@ describe('the stack built from the route table', () => {
       template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
         RouteKey: `${route.method} ${route.path}`,
       });
+    }
+    for (const path of webAppRoute.paths) {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `GET ${path}` });
     }
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
   });
@@ -195,6 +200,17 @@ describe('the stack built from the route table', () => {
       (row) => row.access.pushQueue || row.access.pushDelivery,
     ).length;
     expect(senders).toEqual(Array(declared).fill(true));
+  });
+
+  it('points exactly the functions that check passkeys at the WebAuthn library beside their bundle', () => {
+    const loading = serviceFunctions().filter(
+      ([, fn]) => environmentOf(fn).WEBAUTHN_MODULE === './webauthn.mjs',
+    );
+    expect(loading).toHaveLength(httpRoutes.filter((route) => route.access.webAuthn).length);
+    expect(bundlingFor('device/answer-auth-request').commandHooks?.afterBundling('in', 'out')).toEqual([
+      expect.stringContaining('esbuild shared/webauthn/library.ts --bundle'),
+    ]);
+    expect(bundlingFor('device/list-auth-requests').commandHooks).toBeUndefined();
   });
 
   it('makes the API key ring at deploy time with a custom resource, never in the template', () => {

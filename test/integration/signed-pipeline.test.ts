@@ -1,9 +1,10 @@
-import { createPrivateKey, type createPublicKey, randomUUID } from 'node:crypto';
+import { createPrivateKey, randomUUID } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '#shared/client/api-client';
 import { ApiRequestError } from '#shared/client/errors';
 import { encryptJson } from '#shared/protocol/jwe';
+import type { KeyMaterial } from '#shared/protocol/jws';
 import { keyId } from '#shared/protocol/kid';
 import { type ForgeSpec, forge } from '#test/support/forge';
 import { rsaKeyPair } from '#test/support/keys';
@@ -12,7 +13,7 @@ import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 let service: TestRuntime;
 let client: ApiClient;
 let base: Omit<ForgeSpec, 'baseUrl'> & { baseUrl: string };
-let apiKey: { kid: string; publicKey: ReturnType<typeof createPublicKey> };
+let apiKey: { kid: string; publicKey: KeyMaterial };
 let addEntityKey: typeof import('#shared/use-cases/entity-keys').addEntityKey;
 let putOrganization: typeof import('#shared/store/organizations').putOrganization;
 

@@ -9,7 +9,7 @@ import { errorStatus } from '#shared/errors';
 import type { HttpEvent } from '#shared/http/event';
 import { contentHash } from '#shared/protocol/content-hash';
 import { decryptJson } from '#shared/protocol/jwe';
-import { checkBodyHash, isObject } from '#shared/protocol/jws';
+import { checkBodyHash, isObject, type KeyMaterial } from '#shared/protocol/jws';
 import { keyId } from '#shared/protocol/kid';
 import { projectRoot } from '#test/support/service-process';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
@@ -68,7 +68,7 @@ export interface SignSpec {
 
 export interface FuzzTarget {
   readonly runtime: TestRuntime;
-  readonly apiKey: { readonly kid: string; readonly publicKey: KeyObject };
+  readonly apiKey: { readonly kid: string; readonly publicKey: KeyMaterial };
   /** The demo organization, which owns everything the suites build. */
   readonly organization: Signer;
   /** Private keys answers may be encrypted to; suites add the keys of entities they create. */
@@ -171,7 +171,7 @@ async function signToken(spec: SignSpec, signer: Signer, body: string | Buffer |
 
 async function encryptText(
   json: string,
-  apiKey: { kid: string; publicKey: KeyObject },
+  apiKey: { kid: string; publicKey: KeyMaterial },
   header: Record<string, unknown> = {},
 ): Promise<string> {
   return new CompactEncrypt(new TextEncoder().encode(json))
@@ -346,7 +346,7 @@ export async function checkAnswer(
   request: RawRequest,
   answer: Answer,
   context: {
-    apiKey: { kid: string; publicKey: KeyObject };
+    apiKey: { kid: string; publicKey: KeyMaterial };
     decryptionKeys: ReadonlyMap<string, KeyObject>;
     secrets: readonly string[];
   },
@@ -458,7 +458,7 @@ function scanForLeaks(
   }
 }
 
-async function checkResponseJwt(token: string, answer: Answer, apiPublicKey: KeyObject): Promise<void> {
+async function checkResponseJwt(token: string, answer: Answer, apiPublicKey: KeyMaterial): Promise<void> {
   const header = decodeProtectedHeader(token);
   if (typeof header.kid !== 'string') throw new Error('no kid');
   const { payload } = await jwtVerify(token, apiPublicKey, { algorithms: ['RS256', 'RS384', 'RS512'] });

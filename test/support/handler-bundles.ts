@@ -1,12 +1,13 @@
 import { build } from 'esbuild';
 import { bundlingFor } from '#infra/route-function';
-import { fallbackRoute, httpRoutes, pushConsumers, webhookConsumers } from '#infra/routes';
+import { fallbackRoute, httpRoutes, pushConsumers, webAppRoute, webhookConsumers } from '#infra/routes';
 
 /** Every function the stack deploys, by its module under functions/. */
 export const bundledHandlers = [
   ...new Set([
     ...httpRoutes.map((route) => route.handler),
     fallbackRoute.handler,
+    webAppRoute.handler,
     ...webhookConsumers.map((consumer) => consumer.handler),
     ...pushConsumers.map((consumer) => consumer.handler),
     'deploy/api-key-ring',

@@ -484,6 +484,25 @@ export const operations: Readonly<Record<RouteKey, OperationDoc>> = {
     errors: ['ARG-001', 'KEY-001', 'HTTP-403', 'HTTP-404', 'HTTP-413'],
     see: 'device-api',
   },
+  'POST /device/v3/passkey/options': {
+    summary: 'WebAuthn options to register a passkey with',
+    description:
+      'A platform authenticator, user verification required, attestation none, RP id the host of the base URL. The challenge is good for one registration within 5 minutes; asking again replaces it.',
+    subject: 'dev',
+    answers: [ok('PasskeyOptions')],
+    errors: ['HTTP-404'],
+    see: 'passkeys',
+  },
+  'PUT /device/v3/passkey': {
+    summary: "Register the device's passkey",
+    description:
+      'Verified against the challenge of POST /device/v3/passkey/options (origin, RP id, user verification); replaces the passkey the device had. From then on every answer of the device carries an assertion. A registration that does not verify, or whose challenge is gone or expired, is HTTP-403.',
+    subject: 'dev',
+    body: 'RegisterPasskeyBody',
+    answers: [done('Registered')],
+    errors: ['ARG-001', 'HTTP-403', 'HTTP-404'],
+    see: 'passkeys',
+  },
   'GET /device/v3/auths': {
     summary: 'The request this device may answer now',
     description: "None, or its user's pending request if it was offered to this device.",
@@ -494,11 +513,11 @@ export const operations: Readonly<Record<RouteKey, OperationDoc>> = {
   'POST /device/v3/auths/{auth_request}': {
     summary: "The user's answer",
     description:
-      'Once, while pending, by a device the request was offered to; the same answer again succeeds again. The service gets an authorization response webhook. Answered is SVC-006, cancelled SVC-007, expired 408.',
+      'Once, while pending, by a device the request was offered to; the same answer again succeeds again. The service gets an authorization response webhook. Answered is SVC-006, cancelled SVC-007, expired 408. A device with a passkey sends its assertion with every answer: missing is ARG-001, one that does not verify HTTP-403, and the request stays pending.',
     subject: 'dev',
     body: 'AnswerAuthRequestBody',
     answers: [done('Recorded')],
-    errors: ['HTTP-404', 'SVC-006', 'SVC-007', 'HTTP-408'],
+    errors: ['ARG-001', 'HTTP-404', 'HTTP-403', 'SVC-006', 'SVC-007', 'HTTP-408'],
     see: 'device-api',
   },
   'GET /device/v3/sessions': {

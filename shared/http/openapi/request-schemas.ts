@@ -14,6 +14,7 @@ import {
   startDeviceLinkBody,
   unlinkDeviceBody,
   registerPushBody,
+  registerPasskeyBody,
 } from '#shared/http/schemas/devices';
 import {
   createDirectoryBody,
@@ -167,7 +168,8 @@ export const requestBodies = {
   LinkDeviceBody: {
     schema: linkDeviceBody,
     notes: {
-      sdk_key: "An SDK key of the linking code's directory.",
+      sdk_key:
+        "An SDK key of the linking code's directory. Without one the code alone links (the web authenticator), unless the directory turned web linking off (HTTP-403).",
       code: 'The linking code POST /directory/v3/devices gave.',
       public_key: 'The key the device signs its requests with and has answers encrypted to.',
       name: promptLine,
@@ -180,6 +182,8 @@ export const requestBodies = {
       auth_jwe: "The answer, sealed to the requester's key (docs/protocol.md#auth_jwe).",
       auth: 'The legacy package, base64 (docs/protocol.md#answer-packages).',
       auth_v1: 'The v1 package, base64, for GET /v1/poll (docs/protocol.md#legacy-v1).',
+      webauthn:
+        "The passkey's assertion (AuthenticationResponseJSON) over the challenge GET /device/v3/auths gave; required from a device with a passkey, refused from one without (docs/protocol.md#passkeys).",
     },
   },
   EndDeviceSessionBody: { schema: endDeviceSessionBody },
@@ -188,6 +192,13 @@ export const requestBodies = {
     notes: {
       webpush:
         "The browser's PushSubscription.toJSON(); its endpoint must pass the webhook address guard (docs/protocol.md#push).",
+    },
+  },
+  RegisterPasskeyBody: {
+    schema: registerPasskeyBody,
+    notes: {
+      registration:
+        "The browser's RegistrationResponseJSON from navigator.credentials.create() with the options of POST /device/v3/passkey/options (docs/protocol.md#passkeys).",
     },
   },
 } as const satisfies Readonly<Record<string, NamedSchema>>;

@@ -242,10 +242,23 @@ export const responseSchemas = {
         enum: [true],
         description: 'Present only when the answer needs the code the application shows',
       },
+      webauthn: object<NonNullable<PendingAuthRequestView['webauthn']>>(
+        {
+          challenge: text('base64url; bound to this request and this device'),
+          rp_id: text('The WebAuthn RP id: the host of the base URL'),
+          allow_credentials: arrayOf(text("The device's passkey credential id, base64url")),
+        },
+        "Present only when the device has a passkey: its answer must carry the passkey's assertion over this challenge (docs/protocol.md#passkeys)",
+      ),
     },
     'A request the device may answer (docs/protocol.md#device-api)',
-    ['number_match'],
+    ['number_match', 'webauthn'],
   ),
+  PasskeyOptions: {
+    type: 'object',
+    description:
+      "WebAuthn registration options (PublicKeyCredentialCreationOptionsJSON), for the browser's navigator.credentials.create() (docs/protocol.md#passkeys)",
+  },
   Ping: object<{ api_time: string }>({ api_time: dateTime }),
   V1Ping: object<{ key: string; launchkey_time: string; date_stamp: string }>({
     key: pem,

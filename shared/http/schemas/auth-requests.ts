@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { flag, optionalNullable, promptText, seconds, uuid } from '#shared/http/schemas/common';
 import { identifier } from '#shared/http/schemas/users';
+import { passkeyAssertion } from '#shared/http/schemas/webauthn';
 
 /**
  * A directory user's identifier, or a user_push_id. Null is what an SDK sends when the application has no identifier
@@ -80,4 +81,6 @@ export const answerAuthRequestBody = v.strictObject({
   fraud: optionalNullable(flag),
   /** Extension: the code the user typed, for a request created with `number_matching`. */
   number_match_code: optionalNullable(v.pipe(v.string(), v.regex(/^\d{1,8}$/, 'must be 1 to 8 digits'))),
+  /** Extension: the device's passkey assertion, which a device with a passkey sends with every answer. */
+  webauthn: optionalNullable(passkeyAssertion),
 });

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { httpUrl, optionalNullable, promptText, seconds, uuid } from '#shared/http/schemas/common';
 import { publicKey } from '#shared/http/schemas/keys';
 import { identifier } from '#shared/http/schemas/users';
+import { passkeyRegistration } from '#shared/http/schemas/webauthn';
 
 export const startDeviceLinkBody = v.strictObject({
   identifier,
@@ -13,9 +14,9 @@ export const unlinkDeviceBody = v.strictObject({ identifier, device_id: uuid });
 /** A device's name and type, which the directory's device list shows. */
 const label = promptText(100);
 
-/** The device's own link request (unsigned: it has no key registered yet). */
+/** The device's own link request (unsigned: it has no key registered yet); the web authenticator has no SDK key. */
 export const linkDeviceBody = v.strictObject({
-  sdk_key: uuid,
+  sdk_key: optionalNullable(uuid),
   code: v.pipe(v.string(), v.regex(/^[A-Z0-9]{7,16}$/, 'must be the linking code')),
   public_key: publicKey,
   name: optionalNullable(label),
@@ -84,3 +85,6 @@ export const registerPushBody = v.pipe(
     'must hold exactly one of webpush, apns and fcm',
   ),
 );
+
+/** PUT /device/v3/passkey: the registration, over the challenge POST /device/v3/passkey/options gave. */
+export const registerPasskeyBody = v.strictObject({ registration: passkeyRegistration });

@@ -215,6 +215,8 @@ describe('who may sign as a device', () => {
       'GET /device/v3/push',
       'PUT /device/v3/push',
       'DELETE /device/v3/push',
+      'POST /device/v3/passkey/options',
+      'PUT /device/v3/passkey',
     ]);
   });
 

@@ -47,6 +47,7 @@ describe('the lock after a fraud denial', () => {
       directory_id: scene.directoryId,
       rate_limit: '30/600',
       fraud_lock: '900',
+      web_linking: 'on',
     });
     const device = await scene.linkDevice('walt');
     // A denial that is not fraud locks nobody.

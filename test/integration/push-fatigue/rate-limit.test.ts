@@ -69,6 +69,7 @@ describe('the rate limit per user', () => {
         directory_id: other.directoryId,
         rate_limit: '3/60',
         fraud_lock: 'off',
+        web_linking: 'on',
       },
     );
     expect((await readDirectory()).body).toEqual(before);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type WatchedPush, watchPushes } from '#shared/authenticator/push-watch';
+import { type WatchedPush, watchPushes } from '#shared/cli/push-watch';
 import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 

@@ -8,9 +8,8 @@ import {
   type AuthenticatorState,
   AuthenticatorStateError,
   defaultConfiguration,
-  readAuthenticatorState,
-  writeAuthenticatorState,
 } from '#shared/authenticator/state';
+import { readAuthenticatorState, writeAuthenticatorState } from '#shared/authenticator/state-file';
 
 let directory: string;
 beforeAll(async () => {

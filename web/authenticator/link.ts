@@ -1,0 +1,187 @@
+import { browserDeviceKeys, linkAuthenticator } from '#shared/authenticator/index';
+import { deviceClient } from './answer.ts';
+import { configurationOf, hashPin, pinPattern, type WebDeviceState } from './device-state.ts';
+import { field, h, notice } from './dom.ts';
+import { type CreationOptionsJson, ceremonyProblem, createPasskey } from './passkey.ts';
+import { subscribePush } from './push.ts';
+import { indexedDbStateStore } from './state-store.ts';
+import { linkProblem } from './words.ts';
+
+/** One step of the linking screen: its heading, then what it shows. */
+function step(root: HTMLElement, title: string, ...content: (Node | false | undefined)[]): void {
+  const heading = h('h2', { tabindex: '-1' }, title);
+  root.replaceChildren(heading, ...content.filter((node): node is Node => Boolean(node)));
+  heading.focus();
+}
+
+/**
+ * Links this browser from a QR URL's code, then sets up its factors one screen at a time: the passkey, a PIN, and
+ * notifications. `done` runs once the user is through (or skipped what is optional).
+ */
+export function renderLinking(root: HTMLElement, code: string, done: () => void): void {
+  const name = field(
+    'Name this device',
+    h('input', { type: 'text', autocomplete: 'off', maxlength: 64, value: 'Web browser' }),
+    'The service shows this name in its list of your devices.',
+  );
+  const problem = h('div', { 'aria-live': 'polite' });
+  const button = h('button', { type: 'submit', class: 'primary' }, 'Link this browser');
+  const form = h(
+    'form',
+    {
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        button.disabled = true;
+        problem.replaceChildren(notice('Making this device’s key…'));
+        void link(name.input.value.trim() || 'Web browser').catch((error: unknown) => {
+          button.disabled = false;
+          problem.replaceChildren(notice(linkProblem(error), 'error'));
+        });
+      },
+    },
+    h('p', {}, `Linking code ${code}. This browser keeps a key of its own, which never leaves it.`),
+    name.wrapper,
+    button,
+    problem,
+  );
+  step(root, 'Link this browser', form);
+
+  async function link(deviceName: string): Promise<void> {
+    const linked = await linkAuthenticator({
+      baseUrl: location.origin,
+      code,
+      name: deviceName,
+      type: 'Web browser',
+      keys: browserDeviceKeys,
+    });
+    const base: WebDeviceState = { ...linked, name: deviceName, linkedAt: new Date().toISOString() };
+    const state: WebDeviceState = { ...base, configuration: configurationOf(base) };
+    await indexedDbStateStore.put(state);
+    history.replaceState(null, '', location.pathname);
+    await passkeyStep(state);
+  }
+
+  async function passkeyStep(state: WebDeviceState, message?: HTMLElement): Promise<void> {
+    // Fetched before the button shows: Safari refuses a ceremony after an await in the click handler.
+    const options = (
+      await deviceClient(state).call<CreationOptionsJson>('POST', '/device/v3/passkey/options')
+    ).body as CreationOptionsJson;
+    const add = h('button', { type: 'button', class: 'primary' }, 'Add a passkey');
+    add.addEventListener('click', () => {
+      add.disabled = true;
+      createPasskey(options)
+        .then(async (registration) => {
+          await deviceClient(state).call('PUT', '/device/v3/passkey', { body: { registration } });
+          const withPasskey: WebDeviceState = { ...state, passkey: { id: String(registration.id) } };
+          const next = { ...withPasskey, configuration: configurationOf(withPasskey) };
+          await indexedDbStateStore.put(next);
+          pinStep(next);
+        })
+        .catch((error: unknown) => {
+          // A fresh button with fresh options: never a ceremony the user did not ask for.
+          const words = error instanceof DOMException ? ceremonyProblem(error) : linkProblem(error);
+          void passkeyStep(state, notice(words, 'error'));
+        });
+    });
+    const skip = h('button', { type: 'button', class: 'secondary' }, 'Continue without a passkey');
+    skip.addEventListener('click', () => pinStep(state));
+    step(
+      root,
+      'Add a passkey',
+      h(
+        'p',
+        {},
+        'You approve with your screen lock or biometric (fingerprint, face). The service checks it on every answer.',
+      ),
+      message,
+      add,
+      skip,
+    );
+  }
+
+  function pinStep(state: WebDeviceState): void {
+    const pin = field(
+      'PIN',
+      h('input', { type: 'password', inputmode: 'numeric', autocomplete: 'new-password', maxlength: 12 }),
+      '4 to 12 digits. Services that ask for something you know will ask for it.',
+    );
+    const again = field(
+      'PIN again',
+      h('input', { type: 'password', inputmode: 'numeric', autocomplete: 'new-password', maxlength: 12 }),
+    );
+    const problem = h('div', { 'aria-live': 'polite' });
+    const form = h(
+      'form',
+      {
+        onsubmit: (event: Event) => {
+          event.preventDefault();
+          if (!pinPattern.test(pin.input.value)) {
+            problem.replaceChildren(notice('A PIN is 4 to 12 digits.', 'error'));
+            pin.input.focus();
+            return;
+          }
+          if (pin.input.value !== again.input.value) {
+            problem.replaceChildren(notice('The two PINs differ. Type the same PIN twice.', 'error'));
+            again.input.focus();
+            return;
+          }
+          void hashPin(pin.input.value).then(async (hashed) => {
+            const withPin: WebDeviceState = { ...state, pin: hashed };
+            const next = { ...withPin, configuration: configurationOf(withPin) };
+            await indexedDbStateStore.put(next);
+            notificationStep(next);
+          });
+        },
+      },
+      pin.wrapper,
+      again.wrapper,
+      problem,
+      h('button', { type: 'submit', class: 'primary' }, 'Set PIN'),
+    );
+    const skip = h('button', { type: 'button', class: 'secondary' }, 'Skip');
+    skip.addEventListener('click', () => notificationStep(state));
+    step(root, 'Set a PIN', form, skip);
+  }
+
+  function notificationStep(state: WebDeviceState): void {
+    const status = h('div', { 'aria-live': 'polite' });
+    const turnOn = h('button', { type: 'button', class: 'primary' }, 'Turn on notifications');
+    turnOn.addEventListener('click', () => {
+      turnOn.disabled = true;
+      const asked = 'Notification' in window ? Notification.requestPermission() : Promise.resolve('denied');
+      void asked
+        .then(() => subscribePush([state]))
+        .then(() => {
+          status.replaceChildren(notice('Notifications are on.', 'success'));
+          finish();
+        })
+        .catch((error: unknown) => {
+          turnOn.disabled = false;
+          status.replaceChildren(
+            notice(
+              `Notifications could not be turned on (${(error as Error).message}). Requests still show here whenever you open this page.`,
+              'error',
+            ),
+            continueButton(),
+          );
+        });
+    });
+    const continueButton = () => {
+      const button = h('button', { type: 'button', class: 'secondary' }, 'Continue without notifications');
+      button.addEventListener('click', finish);
+      return button;
+    };
+    step(
+      root,
+      'Get notified',
+      h('p', {}, 'A notification tells you when a service asks you to approve.'),
+      turnOn,
+      status,
+      continueButton(),
+    );
+  }
+
+  function finish(): void {
+    done();
+  }
+}

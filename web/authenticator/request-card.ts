@@ -1,0 +1,253 @@
+import type { PendingAuthRequestView } from '#shared/authenticator/index';
+import { needsLocation, plannedMethods, policyOf, sendAnswer } from './answer.ts';
+import { pinMatches, type Verification, type WebDeviceState } from './device-state.ts';
+import { field, h, notice } from './dom.ts';
+import { assertPasskey, ceremonyProblem, userVerified } from './passkey.ts';
+import { relative } from './time.ts';
+import { answerProblem, expiredWords, outcomeWords } from './words.ts';
+
+/** The generic service icon: the CSP allows images from this origin and data: URLs only. */
+const genericIcon =
+  'data:image/svg+xml,' +
+  encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48"><rect width="48" height="48" rx="10" fill="#3b5b7a"/><path d="M14 25l7 7 13-15" stroke="#fff" stroke-width="5" fill="none" stroke-linecap="round"/></svg>',
+  );
+
+function iconSource(icon: string | null): string {
+  if (!icon) return genericIcon;
+  try {
+    const url = new URL(icon, location.href);
+    return url.origin === location.origin || url.protocol === 'data:' ? url.href : genericIcon;
+  } catch {
+    return genericIcon;
+  }
+}
+
+export interface RequestCardHost {
+  readonly state: () => WebDeviceState;
+  /** Keeps the state after an answer, shows the outcome on the device's card and refreshes its list. */
+  answered(state: WebDeviceState, outcome: string): Promise<void>;
+}
+
+const methodWords: Record<string, string> = {
+  wearables: 'this device’s key',
+  geofencing: 'your location',
+  pin_code: 'your PIN',
+  fingerprint: 'your passkey (screen lock or biometric)',
+};
+
+/** Where the browser is, or why it cannot tell. */
+function currentPosition(): Promise<GeolocationPosition> {
+  return new Promise((resolve, reject) =>
+    navigator.geolocation.getCurrentPosition(resolve, reject, { timeout: 15_000, maximumAge: 60_000 }),
+  );
+}
+
+/** One pending request: who asks, what for, when, and the approve and deny actions with the factors it needs. */
+export function requestCard(request: PendingAuthRequestView, host: RequestCardHost): HTMLElement {
+  const expires = new Date(request.expires);
+  const policy = policyOf(request);
+  const status = h('div', { class: 'request-status', 'aria-live': 'polite' });
+  const factors = h('p', { class: 'factors' });
+  const inputs = h('div');
+  let verification: Verification = {};
+  let pinInput: HTMLInputElement | undefined;
+  let codeInput: HTMLInputElement | undefined;
+
+  if (request.number_match) {
+    codeInput = field(
+      'Code shown by the application',
+      h('input', {
+        type: 'text',
+        inputmode: 'numeric',
+        autocomplete: 'one-time-code',
+        maxlength: 8,
+        pattern: '[0-9]*',
+        name: 'number-match',
+      }),
+      'Type the number the application shows on its screen.',
+    ).input;
+    inputs.append(codeInput.parentElement ?? codeInput);
+  }
+
+  const plan = () => {
+    const { methods } = plannedMethods(host.state(), request, verification);
+    factors.textContent = methods.size
+      ? `You confirm with ${[...methods].map((name) => methodWords[name] ?? name).join(', ')}.`
+      : '';
+    if (methods.has('pin_code') && !pinInput) {
+      pinInput = field(
+        'PIN',
+        h('input', {
+          type: 'password',
+          inputmode: 'numeric',
+          autocomplete: 'current-password',
+          maxlength: 12,
+          name: 'pin',
+        }),
+      ).input;
+      inputs.append(pinInput.parentElement ?? pinInput);
+    }
+  };
+  plan();
+  if (needsLocation(policy)) {
+    status.replaceChildren(notice('Checking where you are: this request is limited to places.'));
+    currentPosition()
+      .then((position) => {
+        verification = {
+          location: { latitude: position.coords.latitude, longitude: position.coords.longitude },
+          locationPermission: true,
+        };
+        status.replaceChildren();
+      })
+      .catch((error: GeolocationPositionError) => {
+        verification = { locationPermission: error.code !== error.PERMISSION_DENIED };
+        status.replaceChildren(
+          notice(
+            error.code === error.PERMISSION_DENIED
+              ? 'Location is off for this page, and this request needs it. Allow location and reload to approve.'
+              : 'Your location could not be found; approving may fail.',
+            'error',
+          ),
+        );
+      })
+      .finally(plan);
+  }
+
+  const reasons = request.denial_reasons ?? [];
+  const reasonList = h(
+    'fieldset',
+    { class: 'reasons', hidden: true },
+    h('legend', {}, 'Why do you deny?'),
+    ...reasons.map((reason, index) =>
+      h(
+        'label',
+        { class: 'choice' },
+        h('input', {
+          type: 'radio',
+          name: `reason-${request.auth_request}`,
+          value: reason.id,
+          checked: index === 0,
+        }),
+        ` ${reason.reason}`,
+        reason.fraud ? h('strong', { class: 'fraud' }, ' — report as fraud') : '',
+      ),
+    ),
+  );
+  const approve = h('button', { type: 'button', class: 'primary' }, 'Approve');
+  const deny = h('button', { type: 'button', class: 'secondary' }, 'Deny');
+  const sendDenial = h('button', { type: 'button', class: 'danger', hidden: true }, 'Send denial');
+
+  /** The tap: quick checks, then the passkey ceremony before any await, then everything else. */
+  const answer = (approving: boolean) => {
+    if (Date.now() >= expires.getTime()) {
+      status.replaceChildren(notice(`${expiredWords(expires)} Nothing was sent.`, 'error'));
+      return;
+    }
+    const code = codeInput?.value.trim();
+    if (codeInput && !/^\d{1,8}$/.test(code ?? '')) {
+      status.replaceChildren(notice('Type the code the application shows (digits only).', 'error'));
+      codeInput.focus();
+      return;
+    }
+    if (pinInput && pinInput.value === '') {
+      status.replaceChildren(notice('Type your PIN.', 'error'));
+      pinInput.focus();
+      return;
+    }
+    const denialReason = approving
+      ? undefined
+      : (reasonList.querySelector<HTMLInputElement>('input:checked')?.value ?? undefined);
+    const ceremony = request.webauthn ? assertPasskey(request.webauthn) : Promise.resolve(undefined);
+    for (const button of [approve, deny, sendDenial]) button.disabled = true;
+    status.replaceChildren(notice('Confirm with your screen lock…'));
+    void ceremony
+      .then(
+        async (assertion) => {
+          const state = host.state();
+          const pinVerified = pinInput ? await pinMatches(state, pinInput.value) : undefined;
+          if (pinVerified === false) {
+            status.replaceChildren(notice('That PIN is not right. Nothing was sent; try again.', 'error'));
+            pinInput?.focus();
+            return;
+          }
+          const decision = approving
+            ? ({ kind: 'approve' } as const)
+            : {
+                kind: 'deny' as const,
+                ...(denialReason === undefined
+                  ? {}
+                  : {
+                      denialReason: {
+                        id: denialReason,
+                        fraud: reasons.find((reason) => reason.id === denialReason)?.fraud ?? false,
+                      },
+                    }),
+              };
+          status.replaceChildren(notice('Sending your answer…'));
+          const sent = await sendAnswer(state, request, {
+            decision,
+            verification: {
+              ...verification,
+              ...(pinVerified === undefined ? {} : { pinVerified }),
+              ...(assertion ? { passkeyVerified: userVerified(assertion) } : {}),
+            },
+            ...(code === undefined ? {} : { numberMatchCode: code }),
+            ...(assertion ? { assertion } : {}),
+          });
+          await host.answered(
+            sent.state,
+            outcomeWords(sent.evaluation.type, sent.evaluation.reason, request.service.name),
+          );
+        },
+        (error: unknown) => {
+          status.replaceChildren(notice(ceremonyProblem(error), 'error'));
+        },
+      )
+      .catch((error: unknown) => {
+        status.replaceChildren(notice(answerProblem(error, expires), 'error'));
+      })
+      .finally(() => {
+        for (const button of [approve, deny, sendDenial]) button.disabled = false;
+      });
+  };
+  approve.addEventListener('click', () => answer(true));
+  deny.addEventListener('click', () => {
+    if (reasons.length === 0) return answer(false);
+    reasonList.hidden = false;
+    sendDenial.hidden = false;
+    deny.hidden = true;
+    reasonList.querySelector<HTMLInputElement>('input')?.focus();
+  });
+  sendDenial.addEventListener('click', () => answer(false));
+
+  const created = new Date(request.created);
+  return h(
+    'article',
+    {
+      class: 'request',
+      id: `request-${request.auth_request}`,
+      'data-request': request.auth_request,
+      tabindex: '-1',
+    },
+    h(
+      'header',
+      { class: 'service' },
+      h('img', { src: iconSource(request.service.icon), alt: '', width: 40, height: 40 }),
+      h('div', {}, h('h3', {}, request.service.name), h('p', { class: 'muted' }, 'asks you to approve')),
+    ),
+    request.title ? h('p', { class: 'title' }, request.title) : undefined,
+    request.context ? h('p', { class: 'context' }, request.context) : undefined,
+    h(
+      'p',
+      { class: 'muted times' },
+      `Asked ${relative(created)} · expires `,
+      h('time', { datetime: request.expires }, relative(expires)),
+    ),
+    factors,
+    inputs,
+    reasonList,
+    h('div', { class: 'actions' }, approve, deny, sendDenial),
+    status,
+  );
+}

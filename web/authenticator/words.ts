@@ -1,0 +1,66 @@
+import { ApiRequestError, type EvaluationReason } from '#shared/authenticator/index';
+import { relative } from './time.ts';
+
+/** fetch's own failure (offline, refused): a TypeError whose message names the fetch, unlike a bug's. */
+const unreachable = (error: unknown): boolean =>
+  error instanceof TypeError && /fetch|network|load failed/i.test(error.message);
+
+/** Why a request could not be answered, from the service's error, in words a person understands. */
+export function answerProblem(error: unknown, expires?: Date): string {
+  if (unreachable(error)) return 'The service could not be reached. Check your connection and try again.';
+  if (!(error instanceof ApiRequestError)) return `Something went wrong: ${(error as Error).message}`;
+  const detail = typeof error.errorDetail === 'string' ? error.errorDetail : '';
+  switch (error.errorCode) {
+    case 'HTTP-408':
+      return expires ? expiredWords(expires) : 'This request expired.';
+    case 'SVC-006':
+      return 'This request was already answered.';
+    case 'SVC-007':
+      return 'The service cancelled this request: there is nothing to answer.';
+    case 'SVC-008':
+      return 'The code did not match too many times, so the request ended. Nothing was approved.';
+    case 'SVC-009': {
+      const left = Number(error.errorData?.attempts_left);
+      return `That code does not match the one the application shows.${Number.isFinite(left) ? ` ${left} ${left === 1 ? 'try' : 'tries'} left.` : ''}`;
+    }
+    default:
+  }
+  if (/webauthn/i.test(detail))
+    return 'The service refused the answer: your passkey did not verify you with your screen lock or biometric. The request is still waiting; try again.';
+  if (error.status === 404) return 'This request is no longer waiting for this device.';
+  if (error.status === 401 || error.status === 403)
+    return 'The service no longer accepts this device. It may have been unlinked: link it again.';
+  return `The service refused the answer (${error.status}${detail ? `: ${detail}` : ''}).`;
+}
+
+export const expiredWords = (expires: Date): string => `This request expired ${relative(expires)}.`;
+
+/** The outcome of an answer, said to the person who gave it. */
+export function outcomeWords(type: string, reason: EvaluationReason, service: string): string {
+  if (type === 'AUTHORIZED') return `Approved. ${service} has your answer.`;
+  if (reason === 'FRAUDULENT') return `Denied and reported as fraud. ${service} has been told.`;
+  if (type === 'DENIED') return `Denied. ${service} has your answer.`;
+  const why: Partial<Record<EvaluationReason, string>> = {
+    POLICY:
+      "this browser cannot meet the service's policy (outside the allowed area, outside the allowed hours, or a check a browser cannot make, such as device integrity or country)",
+    CONFIGURATION: 'this device is not set up for what the policy needs',
+    PERMISSION: 'a permission the policy needs (such as location) is off',
+    AUTHENTICATION: 'a check did not pass',
+    BUSY_LOCAL: 'another request was being answered',
+  };
+  return `Sent, but not approved: ${why[reason] ?? reason}.`;
+}
+
+/** Why linking failed. */
+export function linkProblem(error: unknown): string {
+  if (unreachable(error)) return 'The service could not be reached. Check your connection and try again.';
+  if (error instanceof ApiRequestError) {
+    const detail = typeof error.errorDetail === 'string' ? error.errorDetail : '';
+    if (error.status === 403 && /web/i.test(detail))
+      return 'This directory does not allow linking from the web authenticator. Use the app your service offers.';
+    if (error.status === 404 || error.status === 400 || error.status === 403)
+      return 'This linking code is not valid any more: it was used, it expired, or it was mistyped. Ask the application for a new QR code.';
+    return `The service refused to link this browser (${error.status}${detail ? `: ${detail}` : ''}).`;
+  }
+  return `Linking failed: ${(error as Error).message}`;
+}
