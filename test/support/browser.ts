@@ -132,8 +132,7 @@ function serviceWorkerWatch(page: Page): Promise<ServiceWorkerWatch> {
         for (const wake of waiting) wake();
       });
       await session.send('ServiceWorker.enable');
-      const find = (origin: string) =>
-        [...scopes].find(([scope]) => scope.startsWith(origin))?.[1];
+      const find = (origin: string) => [...scopes].find(([scope]) => scope.startsWith(origin))?.[1];
       return {
         session,
         registrationFor: (origin) =>
