@@ -13,17 +13,20 @@ export interface PushScene {
   cancel(authRequest: string): Promise<unknown>;
 }
 
+/** A push worker that gives up quickly (1 s backoff, 3 attempts, 1 s timeout), with a real VAPID contact. */
+export const quickPushWorker = {
+  PUSH_RETRY_BASE_SECONDS: '1',
+  PUSH_MAX_ATTEMPTS: '3',
+  PUSH_TIMEOUT_MS: '1000',
+  PUSH_VAPID_SUBJECT: 'mailto:security@example.org',
+} as const;
+
 /**
  * The local runtime with a push worker that gives up quickly (1 s backoff, 3 attempts, 1 s timeout) and the settings
  * given (where the push services are), a scene, and one linked device for `user`.
  */
 export async function startPushScene(settings: Record<string, string>, user: string): Promise<PushScene> {
-  Object.assign(process.env, {
-    PUSH_RETRY_BASE_SECONDS: '1',
-    PUSH_MAX_ATTEMPTS: '3',
-    PUSH_TIMEOUT_MS: '1000',
-    ...settings,
-  });
+  Object.assign(process.env, { ...quickPushWorker, ...settings });
   const runtime = await startTestRuntime();
   const scene = await newAuthScene(runtime);
   const phone = await scene.linkDevice(user);

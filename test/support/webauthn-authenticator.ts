@@ -23,9 +23,10 @@ export interface Tampering {
 const flags = { userPresent: 0x01, userVerified: 0x04, attestedCredential: 0x40 } as const;
 
 /**
- * A platform authenticator in software, as the WebAuthn spec (§6.1, §6.5) describes its output: a P-256 key made with
- * node:crypto, attestation "none", assertions signed over authenticatorData ‖ SHA-256(clientDataJSON). It answers the
- * JSON the browser's `PublicKeyCredential.toJSON()` gives, so a test drives the API exactly as a page would.
+ * A platform authenticator in software, as the WebAuthn Level 3 specification (sections 6.1 and 6.5) describes its
+ * output: a P-256 key made with node:crypto, attestation "none", assertions signed over authenticatorData ‖
+ * SHA-256(clientDataJSON). It answers the JSON the browser's `PublicKeyCredential.toJSON()` gives, so a test drives
+ * the API exactly as a page would.
  */
 export class SoftwareAuthenticator {
   readonly credentialId = randomBytes(16);

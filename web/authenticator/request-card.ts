@@ -36,10 +36,10 @@ const methodWords: Record<string, string> = {
   fingerprint: 'your passkey (screen lock or biometric)',
 };
 
-/** Where the browser is, or why it cannot tell. */
+/** Where the browser is now, or why it cannot tell: a fence is about where the phone is, not where it was. */
 function currentPosition(): Promise<GeolocationPosition> {
   return new Promise((resolve, reject) =>
-    navigator.geolocation.getCurrentPosition(resolve, reject, { timeout: 15_000, maximumAge: 60_000 }),
+    navigator.geolocation.getCurrentPosition(resolve, reject, { timeout: 15_000, maximumAge: 0 }),
   );
 }
 

@@ -3,7 +3,8 @@ import type { Authenticator } from '#shared/authenticator/authenticator';
 import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { refusal } from '#test/support/tree';
-import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver';
+import type { WebhookReceiver } from '#test/support/webhook-receiver';
+import { serviceWebhooks } from '#test/support/service-webhooks';
 
 let runtime: TestRuntime;
 let scene: AuthScene;
@@ -12,14 +13,7 @@ let webhooks: WebhookReceiver;
 beforeAll(async () => {
   runtime = await startTestRuntime();
   scene = await newAuthScene(runtime);
-  webhooks = await startWebhookReceiver({
-    apiBaseUrl: runtime.baseUrl,
-    keys: new Map([[scene.serviceKey.kid, scene.serviceKey.privateKey]]),
-  });
-  await scene.organization.client.call('PATCH', '/directory/v3/services', {
-    subject: `dir:${scene.directoryId}`,
-    body: { service_id: scene.serviceId, callback_url: webhooks.url('/hooks/service') },
-  });
+  webhooks = await serviceWebhooks(runtime, scene);
 });
 afterAll(async () => {
   await webhooks?.close();

@@ -12,6 +12,7 @@ import {
 } from '#shared/events/dead-letters';
 import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
 import { type PushReceiver, startPushReceiver, type TestSubscription } from '#test/support/push-receiver';
+import { quickPushWorker } from '#test/support/push-scene';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { until } from '#test/support/waiting';
 
@@ -79,10 +80,7 @@ const pushesFor = (name: string, authRequest: string, type?: string) =>
 
 beforeAll(async () => {
   Object.assign(process.env, {
-    PUSH_RETRY_BASE_SECONDS: '1',
-    PUSH_MAX_ATTEMPTS: '3',
-    PUSH_TIMEOUT_MS: '1000',
-    PUSH_VAPID_SUBJECT: 'mailto:security@example.org',
+    ...quickPushWorker,
   });
   runtime = await startTestRuntime();
   scene = await newAuthScene(runtime);

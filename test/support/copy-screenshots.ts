@@ -1,0 +1,21 @@
+/**
+ * The README's screenshots: copies the chosen screens the browser tests captured (.tmp/screens) to docs/screens.
+ * `npm run screenshots` runs it only after those tests pass, so a picture never shows a flow that no longer works.
+ */
+import { copyFile, mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { screenshotDir } from '#test/support/browser';
+import { projectRoot } from '#test/support/service-process';
+
+/** The screens the README shows: linked, a request, denying with the fraud reason marked, approved. */
+const readmeScreens = ['linked', 'request', 'deny', 'approved'] as const;
+
+const target = join(projectRoot, 'docs', 'screens');
+
+await mkdir(target, { recursive: true });
+for (const name of readmeScreens) {
+  const from = join(screenshotDir, `${name}.png`);
+  const to = join(target, `${name}.png`);
+  await copyFile(from, to);
+  process.stdout.write(`docs/screens/${name}.png (${Math.round((await stat(to)).size / 1024)} KB)\n`);
+}
