@@ -12,6 +12,7 @@ import { benchPipeline } from '#test/bench/pipeline';
 import { benchPushCreateCost, benchPushes, createToPushTargetMs } from '#test/bench/pushes';
 import { benchScaling } from '#test/bench/scaling';
 import { round } from '#test/bench/stats';
+import { benchWeb, firstScreenTargetMs, javascriptGzipTargetKb } from '#test/bench/web';
 import { benchWebhooks } from '#test/bench/webhooks';
 
 const sections = [
@@ -25,6 +26,7 @@ const sections = [
   'webhooks',
   'pushes',
   'clis',
+  'web',
 ] as const;
 type Section = (typeof sections)[number];
 
@@ -43,6 +45,7 @@ const counts = {
   'push-flows': { full: 100, quick: 10 },
   'push-events': { full: 500, quick: 50 },
   'cli-calls': { full: 10, quick: 3 },
+  'web-loads': { full: 20, quick: 5 },
 } as const;
 type Count = keyof typeof counts;
 
@@ -87,6 +90,11 @@ bench-results/quick.json or bench-results/only-<sections>.json, so the full run'
               from its record: call --help, a signed call, app policy, authenticator pending and admin org list,
               --cli-calls times each; wall time per call through npm run (target ≤ 1000 ms) and of node running
               the bundle alone, and the time esbuild takes to build the bundles.
+  web         The web authenticator opened from a QR URL in headless Chromium on a throttled phone (CPU 4× slower,
+              150 ms latency, 1.6 Mbps down, 750 Kbps up: Lighthouse's slow 4G), cold each time (a fresh browser
+              context), --web-loads times, against the local runtime in its own process: median and p95 of the time
+              from the navigation's start to the first screen drawn (target ≤ 1000 ms), and its JavaScript gzipped
+              (target ≤ 150 KB).
 Then every budget the project sets (README, 'Performance and reliability'), met or missed.
 
 Options (full value / --quick value):
@@ -107,6 +115,7 @@ Options (full value / --quick value):
   --push-flows <n>           creates whose pushes are timed, and creates per case of the create's cost (100 / 10)
   --push-events <n>          users whose prompt events are queued at once for the throughput figure (500 / 50)
   --cli-calls <n>            calls per CLI command, through npm and without it (10 / 3)
+  --web-loads <n>            cold loads of the web authenticator on the throttled phone (20 / 5)
   --profile                  also write V8 CPU profiles of the pipeline's server phase and of each endpoint
                              class with the store's answers from memory to bench-results/pipeline.cpuprofile
                              and bench-results/class-<class>.cpuprofile
@@ -132,6 +141,7 @@ const { values } = parseArgs({
     'push-flows': { type: 'string' },
     'push-events': { type: 'string' },
     'cli-calls': { type: 'string' },
+    'web-loads': { type: 'string' },
   },
 });
 if (values.help) {
@@ -525,6 +535,31 @@ await section('clis', async () => {
   );
 });
 
+await section('web', async () => {
+  const web = await benchWeb(count('web-loads'));
+  report.web = web;
+  const { profile } = web;
+  console.log(
+    `\nWeb authenticator from a QR URL, cold, on a throttled phone (CPU ${profile.cpuSlowdown}× slower, ` +
+      `${profile.latencyMs} ms latency, ${profile.downloadKbps} Kbps down, ${profile.uploadKbps} Kbps up), ` +
+      `${web.loads} loads`,
+  );
+  console.table({
+    'navigation start → first screen drawn, median ms': web.firstScreenMs.median,
+    [`navigation start → first screen drawn, p95 ms (target ≤ ${firstScreenTargetMs})`]: target(
+      web.firstScreenMs.p95,
+      firstScreenTargetMs,
+    ),
+    'navigation start → first screen drawn, max ms': web.firstScreenMs.max,
+    'asking for the page → linking form on screen, median ms (as the bench sees it)': web.wallMs.median,
+    'asking for the page → linking form on screen, p95 ms': web.wallMs.p95,
+    [`JavaScript gzipped, KB (target ≤ ${javascriptGzipTargetKb})`]: target(
+      web.javascriptGzipKb,
+      javascriptGzipTargetKb,
+    ),
+  });
+});
+
 report.budgets = budgets(report);
 console.log('\nBudgets');
 console.table(report.budgets);
@@ -559,6 +594,7 @@ function budgets(
   const pipeline = figures.pipeline as Awaited<ReturnType<typeof benchPipeline>> | undefined;
   const coldStarts = figures.coldStarts as Awaited<ReturnType<typeof benchColdStarts>> | undefined;
   const clis = figures.clis as Awaited<ReturnType<typeof benchCliCalls>> | undefined;
+  const web = figures.web as Awaited<ReturnType<typeof benchWeb>> | undefined;
   const pushes = figures.pushes as
     | (Awaited<ReturnType<typeof benchPushes>> & {
         createCost: Awaited<ReturnType<typeof benchPushCreateCost>>;
@@ -688,6 +724,20 @@ function budgets(
       `${createCost.latencyRatioToOneSend}`,
       '≤ 1 send (ratio ≤ 1.25)',
       createCost.latencyRatioToOneSend <= 1.25,
+    );
+  }
+  if (web) {
+    row(
+      'web authenticator: first screen usable on a throttled phone (p95)',
+      `${web.firstScreenMs.p95} ms (median ${web.firstScreenMs.median} ms)`,
+      `≤ ${firstScreenTargetMs} ms`,
+      web.firstScreenMs.p95 <= firstScreenTargetMs,
+    );
+    row(
+      'web authenticator: JavaScript gzipped',
+      `${web.javascriptGzipKb} KB`,
+      `≤ ${javascriptGzipTargetKb} KB`,
+      web.javascriptGzipKb <= javascriptGzipTargetKb,
     );
   }
   return rows;

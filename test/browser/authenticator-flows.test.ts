@@ -17,6 +17,7 @@ import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import type { WebhookReceiver } from '#test/support/webhook-receiver';
 import { serviceWebhooks } from '#test/support/service-webhooks';
 import { ensureWebAuthenticator } from '#web/authenticator/build';
+import { click as clickOn, shows as showsOn } from './page-scene.ts';
 
 /** The web authenticator's screens in a real headless Chromium, against the local runtime. */
 
@@ -74,20 +75,8 @@ afterAll(async () => {
   await runtime?.stop();
 });
 
-const click = (text: string) => page.locator(`button::-p-text(${text})`).click();
-/** Waits for the text on screen; on a timeout, the failure says what the screen shows instead. */
-async function shows(text: string): Promise<void> {
-  try {
-    await page.waitForFunction(
-      (wanted) => document.body.innerText.includes(wanted),
-      { timeout: 15_000 },
-      text,
-    );
-  } catch {
-    const screen = await page.evaluate(() => document.body.innerText);
-    throw new Error(`"${text}" is not on screen, which shows:\n${screen}\nproblems: ${problems.join('; ')}`);
-  }
-}
+const click = (text: string) => clickOn(page, text);
+const shows = (text: string) => showsOn(page, text, problems);
 
 /** The office in the service's policy: 500 m around a point in Las Vegas. */
 const office = { name: 'Office', latitude: 36.12, longitude: -115.17, radius: 500 };
@@ -183,6 +172,9 @@ describe('the web authenticator', () => {
     });
     await shows('your PIN');
     await screenshot(page, 'request');
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+    await screenshot(page, 'request-dark');
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
     await page.type('input[name="pin"]', '2468');
     await click('Approve');
     await outcome(created.auth_request, 'Approved.');

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { screenshotDir } from '#test/support/browser';
 import { projectRoot } from '#test/support/service-process';
 
-/** The screens the README shows: linked, a request, denying with the fraud reason marked, approved. */
-const readmeScreens = ['linked', 'request', 'deny', 'approved'] as const;
+/** The screens the README shows: linked, a request (light and dark), denying with the fraud reason marked, approved. */
+const readmeScreens = ['linked', 'request', 'request-dark', 'deny', 'approved'] as const;
 
 const target = join(projectRoot, 'docs', 'screens');
 

@@ -117,7 +117,7 @@ export function requestCard(request: PendingAuthRequestView, host: RequestCardHo
   const reasons = request.denial_reasons ?? [];
   const reasonList = h(
     'fieldset',
-    { class: 'reasons', hidden: true },
+    { class: 'reasons' },
     h('legend', {}, 'Why do you deny?'),
     ...reasons.map((reason, index) =>
       h(
@@ -136,7 +136,9 @@ export function requestCard(request: PendingAuthRequestView, host: RequestCardHo
   );
   const approve = h('button', { type: 'button', class: 'primary' }, 'Approve');
   const deny = h('button', { type: 'button', class: 'secondary' }, 'Deny');
-  const sendDenial = h('button', { type: 'button', class: 'danger', hidden: true }, 'Send denial');
+  const sendDenial = h('button', { type: 'button', class: 'danger' }, 'Send denial');
+  // The reasons and their send button together, after Approve: Tab goes from the chosen reason straight to sending it.
+  const denial = h('div', { class: 'denial', hidden: true }, reasonList, sendDenial);
 
   /** The tap: quick checks, then the passkey ceremony before any await, then everything else. */
   const answer = (approving: boolean) => {
@@ -214,8 +216,7 @@ export function requestCard(request: PendingAuthRequestView, host: RequestCardHo
   approve.addEventListener('click', () => answer(true));
   deny.addEventListener('click', () => {
     if (reasons.length === 0) return answer(false);
-    reasonList.hidden = false;
-    sendDenial.hidden = false;
+    denial.hidden = false;
     deny.hidden = true;
     reasonList.querySelector<HTMLInputElement>('input')?.focus();
   });
@@ -246,8 +247,8 @@ export function requestCard(request: PendingAuthRequestView, host: RequestCardHo
     ),
     factors,
     inputs,
-    reasonList,
-    h('div', { class: 'actions' }, approve, deny, sendDenial),
+    h('div', { class: 'actions' }, approve, deny),
+    denial,
     status,
   );
 }
