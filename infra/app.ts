@@ -25,6 +25,11 @@ const certificateArn = context('certificateArn');
 if (Boolean(domainName) !== Boolean(certificateArn)) {
   throw new Error('-c domainName and -c certificateArn go together');
 }
+const clientErrorRatePercent = number('alarm4xxPercent');
+if (clientErrorRatePercent !== undefined && clientErrorRatePercent > 100) {
+  throw new Error(`-c alarm4xxPercent must be at most 100, not ${clientErrorRatePercent}`);
+}
+const tooManyRequests = number('alarm429Count');
 const rateLimit = number('throttleRate');
 const burstLimit = number('throttleBurst');
 const props: AuthorizationServiceStackProps = {
@@ -40,6 +45,10 @@ const props: AuthorizationServiceStackProps = {
     : {}),
   ...(number('logRetentionDays') ? { logRetention: number('logRetentionDays') } : {}),
   ...(context('alarmEmail') ? { alarmEmail: context('alarmEmail') } : {}),
+  alarmThresholds: {
+    ...(clientErrorRatePercent ? { clientErrorRatePercent } : {}),
+    ...(tooManyRequests ? { tooManyRequests } : {}),
+  },
   ...(context('pushContact') ? { pushContact: context('pushContact') } : {}),
 };
 new AuthorizationServiceStack(app, context('stackName') ?? 'MfaAuthorizationService', props);

@@ -10,26 +10,46 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Alias } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { type IFilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
+/** When the alarms on refused requests go off, over five minutes. */
+export interface AlarmThresholds {
+  /** Percent of requests answered 4xx (429 included), three periods in a row. */
+  readonly clientErrorRatePercent: number;
+  /** Requests answered 429 by the stage's throttle or a rate limit of the service. */
+  readonly tooManyRequests: number;
+}
+
+/**
+ * A client that lost its key or clock, a broken release of an application or a scan of the API shows as a quarter of
+ * the answers 4xx, far above the odd expired link code or denied request; ten 429s in five minutes is more than a user
+ * who taps twice.
+ */
+export const defaultAlarmThresholds: AlarmThresholds = { clientErrorRatePercent: 25, tooManyRequests: 10 };
+
 export interface MonitoringProps {
   readonly api: HttpApi;
   readonly stage: HttpStage;
+  /** The stage's access logs, and the pattern that picks their 429 lines. */
+  readonly accessLogs: ILogGroup;
+  readonly tooManyRequests: IFilterPattern;
   readonly workers: readonly IFunction[];
   readonly deadLetterQueue: IQueue;
   readonly pushWorkers: readonly IFunction[];
   readonly pushDeadLetterQueue: IQueue;
   readonly metricsNamespace: string;
   readonly alarmEmail?: string;
+  readonly thresholds?: Partial<AlarmThresholds>;
 }
 
 const fiveMinutes = Duration.minutes(5);
 
 /**
- * The alarms an operator needs: the API failing (5xx rate), Lambda throttling, webhook events or pushes piling up in
+ * The alarms an operator needs: the API failing (5xx rate), clients refused (4xx rate, 429s), Lambda throttling, webhook events or pushes piling up in
  * their DLQs, and the webhook or push worker failing outright. With an e-mail address they also notify.
  */
 export class Monitoring extends Construct {
@@ -50,6 +70,33 @@ export class Monitoring extends Construct {
       threshold: 1,
       evaluationPeriods: 3,
       description: '1 % or more of API requests answered 5xx for 15 minutes',
+    });
+    const thresholds = { ...defaultAlarmThresholds, ...props.thresholds };
+    const clientErrors = props.stage.metricClientError({ period: fiveMinutes, statistic: 'Sum' });
+    this.alarm('Api4xxRate', {
+      metric: new MathExpression({
+        expression: 'IF(requests >= 20, 100 * errors / requests, 0)',
+        usingMetrics: { requests, errors: clientErrors },
+        period: fiveMinutes,
+        label: '4xx %',
+      }),
+      threshold: thresholds.clientErrorRatePercent,
+      evaluationPeriods: 3,
+      description: `${thresholds.clientErrorRatePercent} % or more of API requests answered 4xx for 15 minutes`,
+    });
+    // HTTP APIs publish no 429 metric of their own: the access log has every answer's status, the throttle's included.
+    const throttled = new MetricFilter(this, 'Throttled429Filter', {
+      logGroup: props.accessLogs,
+      filterPattern: props.tooManyRequests,
+      metricNamespace: props.metricsNamespace,
+      metricName: 'Throttled429',
+      metricValue: '1',
+    });
+    this.alarm('Api429', {
+      metric: throttled.metric({ period: fiveMinutes, statistic: 'Sum' }),
+      threshold: thresholds.tooManyRequests,
+      evaluationPeriods: 1,
+      description: `${thresholds.tooManyRequests} or more API requests answered 429 in 5 minutes`,
     });
     this.alarm('LambdaThrottles', {
       // Lambda reports throttles per function and for the account; a stack of 60 functions alarms on the account's.

@@ -163,7 +163,9 @@ export const fallbackRoute: Pick<HttpRoute, 'handler' | 'access'> = {
  * the DLQ — a safety net for a worker that fails outright; retries of failed deliveries are counted by the worker.
  */
 export const webhookQueue = {
-  visibilityTimeoutSeconds: 60,
+  // Six times the worker's 30 s timeout (AWS's guidance): room for Lambda to retry a throttled batch before its
+  // messages come back and go to a second worker.
+  visibilityTimeoutSeconds: 180,
   maxReceiveCount: 8,
   deadLetterRetentionDays: 14,
 } as const;
@@ -183,6 +185,8 @@ export interface QueueConsumer {
   readonly handler: string;
   readonly batchSize: number;
   readonly maxBatchingWindowSeconds: number;
+  /** Most concurrent invocations the event source may start (SQS's minimum is 2). */
+  readonly maxConcurrency: number;
   readonly access: Access;
 }
 
@@ -192,6 +196,10 @@ export const webhookConsumers: readonly QueueConsumer[] = [
     handler: 'events/deliver-webhooks',
     batchSize: 10,
     maxBatchingWindowSeconds: 1,
+    // The API's functions share the account's concurrency (1,000 by default) with the workers, and a backlog would
+    // otherwise scale the worker into hundreds. Webhooks may wait: 10 batches of 10 at a time keep up with the
+    // stage's 100 requests per second at a second a batch, and a backlog drains without costing a login.
+    maxConcurrency: 10,
     access: { table: 'read', apiKeys: true, webhookDelivery: true },
   },
 ];
@@ -202,7 +210,8 @@ export const webhookConsumers: readonly QueueConsumer[] = [
  * 900 s delay).
  */
 export const pushQueue = {
-  visibilityTimeoutSeconds: 60,
+  // Six times the worker's 30 s timeout, as for the webhook queue.
+  visibilityTimeoutSeconds: 180,
   maxReceiveCount: 8,
   deadLetterRetentionDays: 14,
 } as const;
@@ -224,6 +233,8 @@ export const pushConsumers: readonly QueueConsumer[] = [
     handler: 'events/deliver-pushes',
     batchSize: 10,
     maxBatchingWindowSeconds: 0,
+    // A login waits for its push: twice the webhooks' share, still a small part of the account's concurrency.
+    maxConcurrency: 20,
     // Table writes: a gone channel is removed, and each delivered push is recorded so that a redelivery skips it.
     access: { table: 'write', apiKeys: true, pushDelivery: true },
   },

@@ -1,4 +1,5 @@
 import { CfnOutput, CustomResource, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   DomainName,
   HttpApi,
@@ -10,12 +11,12 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { FilterPattern, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
-import { Monitoring } from '#infra/monitoring';
+import { type AlarmThresholds, Monitoring } from '#infra/monitoring';
 import { acknowledgeFindings } from '#infra/nag-suppressions';
 import {
   FunctionRoles,
@@ -64,6 +65,8 @@ export interface AuthorizationServiceStackProps extends StackProps {
   readonly allowHttpWebhooks?: boolean;
   /** Where alarms are sent; without it they still change state in CloudWatch. */
   readonly alarmEmail?: string;
+  /** When the 4xx and 429 alarms go off (defaults in {@link AlarmThresholds}). */
+  readonly alarmThresholds?: Partial<AlarmThresholds>;
   /**
    * The VAPID contact push services see (`sub`, RFC 8292): a real `mailto:` or `https:` URL (Apple refuses made-up
    * ones). Default: the API's base URL.
@@ -208,16 +211,28 @@ export class AuthorizationServiceStack extends Stack {
     ) {
       throw new Error(`stageName ${stageName} is the first segment of a route's path: choose another name`);
     }
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // The 429 alarm counts access log lines by the status field of this format: change both together.
+    const accessLogFormat = AccessLogFormat.clf();
+    const tooManyRequests = FilterPattern.spaceDelimited(
+      'sourceIp',
+      'caller',
+      'user',
+      'requestTime',
+      'request',
+      'status',
+      'responseLength',
+      'requestId',
+    ).whereNumber('status', '=', 429);
     const stage = new HttpStage(this, 'Stage', {
       httpApi: api,
       stageName,
       autoDeploy: true,
       throttle: props.throttle ?? { rateLimit: 100, burstLimit: 200 },
-      accessLogSettings: {
-        destination: new LogGroupLogDestination(
-          new LogGroup(this, 'AccessLogs', { retention: logRetention, removalPolicy: RemovalPolicy.DESTROY }),
-        ),
-      },
+      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: accessLogFormat },
       ...(domainName ? { domainMapping: { domainName } } : {}),
     });
     // No request is served before the deployment has its keys.
@@ -236,6 +251,7 @@ export class AuthorizationServiceStack extends Stack {
         new SqsEventSource(queue, {
           batchSize: consumer.batchSize,
           maxBatchingWindow: Duration.seconds(consumer.maxBatchingWindowSeconds),
+          maxConcurrency: consumer.maxConcurrency,
           reportBatchItemFailures: true,
         }),
       );
@@ -254,6 +270,7 @@ export class AuthorizationServiceStack extends Stack {
         new SqsEventSource(pushQueue, {
           batchSize: consumer.batchSize,
           maxBatchingWindow: Duration.seconds(consumer.maxBatchingWindowSeconds),
+          maxConcurrency: consumer.maxConcurrency,
           reportBatchItemFailures: true,
         }),
       );
@@ -263,12 +280,15 @@ export class AuthorizationServiceStack extends Stack {
     new Monitoring(this, 'Monitoring', {
       api,
       stage,
+      accessLogs,
+      tooManyRequests,
       workers,
       deadLetterQueue,
       pushWorkers,
       pushDeadLetterQueue,
       metricsNamespace: resources.metricsNamespace,
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+      ...(props.alarmThresholds ? { thresholds: props.alarmThresholds } : {}),
     });
     acknowledgeFindings(this, { apiKeySecret: apiKeys, apiKeyRingProvider: keyRingProvider });
 

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client
 import {
   BatchGetCommand,
   DynamoDBDocumentClient,
-  QueryCommand,
+  paginateQuery,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { requireEnv } from '#shared/config';
@@ -34,28 +34,40 @@ export const dynamo = DynamoDBDocumentClient.from(client, {
   marshallOptions: { removeUndefinedValues: true },
 });
 
-/** Every item a Query matches, page after page: a partition past 1 MB must not be cut short. */
+/**
+ * Every item a Query matches, page after page: a partition past 1 MB must not be cut short. A `Limit` in `input` sizes
+ * each page, not the total.
+ */
 export async function queryAll(
   input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
 ): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo.send(
-      new QueryCommand({ ...input, TableName: tableName, ExclusiveStartKey: startKey }),
-    );
+  for await (const page of paginateQuery({ client: dynamo }, { ...input, TableName: tableName })) {
     items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return items;
 }
 
-/** Strongly consistent reads of many items by key, 100 to a request, retrying what the store left unprocessed. */
+/** Requests per chunk of keys: the first, then retries of what the store left unprocessed. */
+export const batchGetRounds = 6;
+const batchGetBaseDelayMs = 50;
+
+/**
+ * Strongly consistent reads of many items by key, 100 to a request. Keys the store leaves unprocessed (it is
+ * throttling) are retried after a growing, jittered wait, so a throttled table is not hammered in a tight loop; keys
+ * still unprocessed after the last round make the read fail with a 503.
+ */
 export async function batchGetAll(keys: readonly ItemKey[]): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   for (let start = 0; start < keys.length; start += 100) {
     let pending: Record<string, unknown>[] = keys.slice(start, start + 100).map((key) => ({ ...key }));
-    while (pending.length > 0) {
+    for (let round = 0; pending.length > 0; round++) {
+      if (round === batchGetRounds) {
+        throw serviceUnavailable(
+          `The store left ${pending.length} keys unprocessed after ${batchGetRounds} attempts; retry the request`,
+        );
+      }
+      if (round > 0) await sleep(backoffDelay(round));
       const { Responses, UnprocessedKeys } = await dynamo.send(
         new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
       );
@@ -64,6 +76,17 @@ export async function batchGetAll(keys: readonly ItemKey[]): Promise<Record<stri
     }
   }
   return items;
+}
+
+// Equal jitter: the wait doubles each round and is never shorter than half of it, so retries from many functions
+// throttled at once spread out instead of arriving together.
+function backoffDelay(round: number): number {
+  const ceiling = batchGetBaseDelayMs * 2 ** (round - 1);
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 export function isConditionalFailure(error: unknown): boolean {

@@ -154,10 +154,6 @@ describe('the stack built from the route table', () => {
         }),
       },
     });
-    // SQS requires the visibility timeout to cover the function's timeout.
-    expect(webhookQueue.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(
-      webhookDelivery.functionTimeoutSeconds,
-    );
   });
 
   it('feeds the push worker from its own queue and DLQ, with a real VAPID contact and the webhook address guard', () => {
@@ -180,7 +176,33 @@ describe('the stack built from the route table', () => {
     });
     // The API's own https base URL unless told otherwise: never a made-up contact push services refuse.
     expect(JSON.stringify(environment.PUSH_VAPID_SUBJECT)).toContain('https://');
-    expect(pushQueue.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(pushDelivery.functionTimeoutSeconds);
+  });
+
+  it("gives each queue six times its consumer's timeout, and caps every event source's concurrency", () => {
+    const mappings = Object.values(resources).filter(
+      (resource) => resource.Type === 'AWS::Lambda::EventSourceMapping',
+    );
+    const consumers = mappings.map((mapping) => {
+      const functionId = (mapping.Properties.FunctionName as { Ref: string }).Ref;
+      const queueId = (mapping.Properties.EventSourceArn as { 'Fn::GetAtt': [string, 'Arn'] })[
+        'Fn::GetAtt'
+      ][0];
+      return {
+        queue: queueId.replace(/Queue.*$/, ''),
+        visibilityTimeout: resources[queueId]?.Properties.VisibilityTimeout as number,
+        functionTimeout: resources[functionId]?.Properties.Timeout as number,
+        maxConcurrency: (mapping.Properties.ScalingConfig as { MaximumConcurrency?: number } | undefined)
+          ?.MaximumConcurrency,
+      };
+    });
+    expect(consumers.map((consumer) => consumer.queue).sort()).toEqual(['Push', 'Webhook']);
+    for (const consumer of consumers) {
+      // AWS's guidance: room for Lambda to retry a throttled batch before its messages come back.
+      expect(consumer.visibilityTimeout).toBeGreaterThanOrEqual(6 * consumer.functionTimeout);
+      // SQS event sources accept 2 to 1,000; without it a backlog may take the API's concurrency.
+      expect(consumer.maxConcurrency).toBeGreaterThanOrEqual(2);
+      expect(consumer.maxConcurrency).toBeLessThanOrEqual(1000);
+    }
   });
 
   it('lets only the push worker and the routes that start or end a request send to the push queue', () => {
@@ -225,16 +247,85 @@ describe('the stack built from the route table', () => {
     }
   });
 
-  it('alarms on the 5xx rate, throttles, dead letters and worker errors', () => {
+  it('alarms on the 5xx and 4xx rates, 429s, throttles, dead letters and worker errors', () => {
     const alarms = Object.values(resources).filter((resource) => resource.Type === 'AWS::CloudWatch::Alarm');
     expect(alarms.map((alarm) => alarm.Properties.AlarmDescription).sort()).toEqual([
       '1 % or more of API requests answered 5xx for 15 minutes',
+      '10 or more API requests answered 429 in 5 minutes',
+      '25 % or more of API requests answered 4xx for 15 minutes',
       'Lambda throttled invocations in this account and region',
       'Pushes in the dead-letter queue: `admin push dead-letters` says why',
       'The push worker failed outright (its messages come back, then go to the DLQ)',
       'The webhook worker failed outright (its messages come back, then go to the DLQ)',
       'Webhook events in the dead-letter queue: `admin webhooks dead-letters` says why',
     ]);
+  });
+});
+
+describe('the alarms on refused requests', () => {
+  it('alarms on the 4xx rate of the API, as a share of its requests', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmDescription: Match.stringLikeRegexp('answered 4xx'),
+      Threshold: 25,
+      EvaluationPeriods: 3,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Metrics: Match.arrayWith([
+        Match.objectLike({ Expression: 'IF(requests >= 20, 100 * errors / requests, 0)' }),
+        Match.objectLike({
+          Id: 'requests',
+          MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: 'Count' }) }),
+        }),
+        Match.objectLike({
+          Id: 'errors',
+          MetricStat: Match.objectLike({
+            Metric: Match.objectLike({ Namespace: 'AWS/ApiGateway', MetricName: '4xx' }),
+            Stat: 'Sum',
+          }),
+        }),
+      ]),
+    });
+  });
+
+  it('counts the 429s of the access log by its status field, and alarms on them', () => {
+    const [stage] = Object.values(template.findResources('AWS::ApiGatewayV2::Stage')) as Resource[];
+    const format = (stage?.Properties.AccessLogSettings as { Format: string }).Format;
+    // The filter's fields are the format's: a bracketed or quoted group is one field to CloudWatch.
+    const fields: string[] = format.match(/\[[^\]]*\]|"[^"]*"|\S+/g) ?? [];
+    const filters = Object.values(template.findResources('AWS::Logs::MetricFilter')) as Resource[];
+    expect(filters).toHaveLength(1);
+    const filter = filters[0]?.Properties ?? {};
+    const columns = /^\[(.*)\]$/.exec(filter.FilterPattern as string)?.[1]?.split(', ') ?? [];
+    expect(columns).toHaveLength(fields.length);
+    expect(columns[fields.indexOf('$context.status')]).toBe('status = 429');
+    expect(filter).toMatchObject({
+      LogGroupName: { Ref: expect.stringMatching(/^AccessLogs/) },
+      MetricTransformations: [
+        { MetricName: 'Throttled429', MetricNamespace: 'MfaAuthorization', MetricValue: '1' },
+      ],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmDescription: Match.stringLikeRegexp('answered 429'),
+      MetricName: 'Throttled429',
+      Namespace: 'MfaAuthorization',
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 10,
+    });
+  });
+
+  it("takes its thresholds from the stack's props, and notifies like the others", () => {
+    const { template: tuned } = synthesize({
+      alarmEmail: 'ops@example.com',
+      alarmThresholds: { clientErrorRatePercent: 40, tooManyRequests: 100 },
+    });
+    const alarms = Object.values(tuned.findResources('AWS::CloudWatch::Alarm')) as Resource[];
+    const refused = alarms.filter((alarm) =>
+      /answered (4xx|429)/.test(alarm.Properties.AlarmDescription as string),
+    );
+    expect(refused.map((alarm) => alarm.Properties.Threshold).sort()).toEqual([100, 40]);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: expect.stringMatching(/AlarmTopic/) }]);
+    }
   });
 });
 
