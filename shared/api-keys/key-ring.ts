@@ -132,6 +132,17 @@ export function withCurrentApiKey(document: ApiKeyRingDocument, kid: string): Ap
   return { ...document, current: kid };
 }
 
+/**
+ * Removes a key from a ring: it no longer signs or decrypts. The current key cannot go, since every response is signed
+ * with it; make another key current first.
+ */
+export function withoutApiKey(document: ApiKeyRingDocument, kid: string): ApiKeyRingDocument {
+  if (kid === document.current)
+    throw new Error(`API key ${kid} is the current key and cannot be revoked; rotate to another key first`);
+  if (!document.keys.some((key) => key.kid === kid)) throw new Error(`The API key ring has no key ${kid}`);
+  return { ...document, keys: document.keys.filter((key) => key.kid !== kid) };
+}
+
 export function parseApiKeyRingDocument(text: string): ApiKeyRingDocument {
   const value = JSON.parse(text) as Partial<ApiKeyRingDocument>;
   if (typeof value.current !== 'string' || !Array.isArray(value.keys)) {

@@ -95,6 +95,12 @@ const commands = {
     about: `Make a new key (or the existing key --kid) current. Older keys stay published and in the key ring, so
       responses they signed still verify and bodies encrypted to them still decrypt.`,
   },
+  'api-key revoke': {
+    synopsis: 'api-key revoke --kid <kid>',
+    about: `Revoke a key that is not current: it leaves the key ring and is no longer published, so bodies encrypted
+      to it are refused (by running functions within seconds). Revoke a rotated-out key once every client has
+      fetched the current one.`,
+  },
 } as const;
 type Command = keyof typeof commands;
 
@@ -126,7 +132,7 @@ Target:
   --data-dir <path>     Local data directory (default: $DATA_DIR or .data)
   --table <name>        A deployed stack's table (AWS; region from $AWS_REGION or --region)
   --region <region>     AWS region for --table and --secret-id
-  --secret-id <id>      The deployed API key secret (needed by api-key add and rotate with --table)
+  --secret-id <id>      The deployed API key secret (needed by api-key add, rotate and revoke with --table)
   --queue-url <url>     The deployed webhook queue (stack output WebhookQueueUrl), for webhooks with --table;
                         for push, the push queue (PushQueueUrl)
   --dlq-url <url>       The deployed dead-letter queue (WebhookDeadLetterQueueUrl or PushDeadLetterQueueUrl), likewise
@@ -438,6 +444,12 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
           ? await api.makeApiKeyCurrent(storage, values.kid)
           : await api.addApiKey(storage, { bits: bitsOption(), makeCurrent: name === 'api-key rotate' });
       return { kid: key.kid, created: key.created, current: name === 'api-key rotate' };
+    }
+    case 'api-key revoke': {
+      if (!values.kid) fail('api-key revoke needs --kid.');
+      const storage = await keyRing();
+      const { revokeApiKey } = await import('#shared/use-cases/api-keys');
+      return { ...(await revokeApiKey(storage, values.kid)), revoked: true };
     }
     default:
       return fail(`Unknown command "${name}".`);

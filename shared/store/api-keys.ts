@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, queryAll, tableName } from '#shared/store/dynamo';
 import { apiKeyKey, apiKeyPartition, currentApiKeyKey } from '#shared/store/keys';
 
@@ -30,6 +30,11 @@ export async function setCurrentApiPublicKey(key: ApiPublicKey): Promise<void> {
       Item: { ...currentApiKeyKey, kid: key.kid, publicKey: key.publicKeyPem, created: key.created },
     }),
   );
+}
+
+/** Unpublishes a key: `/public/v3/public-key/{kid}` answers 404 for it and listings leave it out. */
+export async function deleteApiPublicKey(kid: string): Promise<void> {
+  await dynamo.send(new DeleteCommand({ TableName: tableName, Key: apiKeyKey(kid) }));
 }
 
 export async function getApiPublicKey(kid: string): Promise<ApiPublicKey | undefined> {

@@ -6,13 +6,16 @@ import {
   withCurrentApiKey,
   withHashKey,
   withVapidKeys,
+  withoutApiKey,
 } from '#shared/api-keys/key-ring';
 import type { ApiKeyRingStorage } from '#shared/api-keys/key-ring-storage';
 import { keyId } from '#shared/protocol/kid';
 import { importPrivateKey, publicKeyPem } from '#shared/protocol/pem';
 import {
   type ApiPublicKey,
+  deleteApiPublicKey,
   getApiPublicKey,
+  getCurrentApiPublicKey,
   listApiPublicKeys,
   putApiPublicKey,
   setCurrentApiPublicKey,
@@ -50,6 +53,23 @@ export async function makeApiKeyCurrent(storage: ApiKeyRingStorage, kid: string)
   await storage.write(next);
   await setCurrentApiPublicKey(published);
   return published;
+}
+
+/**
+ * Revokes a key that is not current: it leaves the ring first (running functions stop decrypting with it once they
+ * re-read the ring), then the table (clients can no longer fetch it). Running it again after a failure between the
+ * two finishes the job.
+ */
+export async function revokeApiKey(storage: ApiKeyRingStorage, kid: string): Promise<{ kid: string }> {
+  const ring = await storage.read();
+  if (!ring) throw new Error(`There is no API key ring in ${storage.description}`);
+  if (kid === ring.current || kid === (await getCurrentApiPublicKey())?.kid)
+    throw new Error(`API key ${kid} is the current key and cannot be revoked; rotate to another key first`);
+  const inRing = ring.keys.some((key) => key.kid === kid);
+  if (!inRing && !(await getApiPublicKey(kid))) throw new Error(`There is no API key ${kid}`);
+  if (inRing) await storage.write(withoutApiKey(ring, kid));
+  await deleteApiPublicKey(kid);
+  return { kid };
 }
 
 /**

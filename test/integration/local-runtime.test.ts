@@ -2,10 +2,17 @@ import { existsSync } from 'node:fs';
 import { chmod, lstat, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '#shared/client/api-client';
-import { admin, freePort, type ServiceProcess, startServiceProcess } from '#test/support/service-process';
+import {
+  admin,
+  freePort,
+  runCli,
+  type ServiceProcess,
+  startServiceProcess,
+} from '#test/support/service-process';
 
 let dataDir: string;
 let running: ServiceProcess | undefined;
@@ -121,6 +128,57 @@ describe('npm start', () => {
     );
     firstApiKid = rotated.kid;
   });
+
+  it('revokes a rotated-out API key: unpublished, and bodies encrypted to it are refused', async () => {
+    const service = running as ServiceProcess;
+    const stale = await clientFor(service);
+    await stale.currentApiKey();
+    const oldKid = firstApiKid;
+    const rotated = (await admin(['api-key', 'rotate', '--data-dir', dataDir])) as { kid: string };
+    // As after the clients' cache: the running functions have picked up the rotation (a body to the new key makes
+    // them re-read the ring, once 5 seconds have passed since the last re-read).
+    await sleep(5_500);
+    expect(
+      await (
+        await clientFor(service)
+      ).call('POST', '/organization/v3/directories/list', {
+        body: { directory_ids: [] },
+      }),
+    ).toMatchObject({ status: 200 });
+
+    const refusedCurrent = await runCli('admin', [
+      'api-key',
+      'revoke',
+      '--kid',
+      rotated.kid,
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(refusedCurrent.code).toBe(1);
+    expect(refusedCurrent.stderr.trim()).toBe(
+      `API key ${rotated.kid} is the current key and cannot be revoked; rotate to another key first`,
+    );
+
+    expect(await admin(['api-key', 'revoke', '--kid', oldKid, '--data-dir', dataDir])).toEqual({
+      kid: oldKid,
+      revoked: true,
+    });
+    const keys = (await admin(['api-key', 'list', '--data-dir', dataDir])) as { kid: string }[];
+    expect(keys.map((key) => key.kid)).not.toContain(oldKid);
+
+    // Running functions keep a key that is not current, and its public half, for 5 seconds at most.
+    await sleep(5_500);
+    expect((await fetch(`${service.baseUrl}/public/v3/public-key/${oldKid}`)).status).toBe(404);
+    expect(await currentApiKid(service.baseUrl)).toBe(rotated.kid);
+    await expect(
+      stale.call('POST', '/organization/v3/directories/list', { body: { directory_ids: [] } }),
+    ).rejects.toMatchObject({
+      status: 400,
+      errorCode: 'ARG-001',
+      errorDetail: expect.stringContaining('encrypted to an API key this service does not hold') as string,
+    });
+    firstApiKid = rotated.kid;
+  }, 60_000);
 
   it('stops cleanly on Ctrl-C', async () => {
     expect(existsSync(join(dataDir, 'runtime.json'))).toBe(true);

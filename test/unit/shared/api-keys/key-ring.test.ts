@@ -5,6 +5,7 @@ import {
   parseApiKeyRingDocument,
   withApiKey,
   withCurrentApiKey,
+  withoutApiKey,
 } from '#shared/api-keys/key-ring';
 import { keyId } from '#shared/protocol/kid';
 
@@ -30,6 +31,19 @@ describe('the API key ring', () => {
     expect(ring.decryptionKey(second.kid)).toBe(ring.current.privateKey);
     expect(ring.decryptionKey(undefined)).toBe(ring.current.privateKey);
     expect(ring.decryptionKey('00:11')).toBeUndefined();
+  });
+
+  it('revokes a key that is not current: it no longer decrypts, and the hash key stays', () => {
+    const rotated = withApiKey(withApiKey(undefined, first, true), second, true);
+    const revoked = withoutApiKey(rotated, first.kid);
+    expect(revoked.hashKey).toBe(rotated.hashKey);
+    const ring = openApiKeyRing(revoked);
+    expect(ring.decryptionKey(first.kid)).toBeUndefined();
+    expect(ring.privateKeys).toEqual([ring.current.privateKey]);
+    expect(() => withoutApiKey(rotated, second.kid)).toThrow(
+      `API key ${second.kid} is the current key and cannot be revoked; rotate to another key first`,
+    );
+    expect(() => withoutApiKey(revoked, first.kid)).toThrow(/no key/);
   });
 
   it('adds without rotating when asked, and can make an older key current again', () => {
