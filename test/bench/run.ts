@@ -1,12 +1,14 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { benchAuthFlow } from '#test/bench/auth-flow';
+import { awsModel, capacityFigures } from '#test/bench/capacity';
 import { benchCliCalls } from '#test/bench/cli-calls';
 import { benchColdStarts } from '#test/bench/cold-start';
 import type { EndpointCostFigures } from '#test/bench/endpoint-costs';
 import { startBenchEnvironment } from '#test/bench/environment';
 import { benchHttp } from '#test/bench/http';
 import { benchKeySizes } from '#test/bench/key-sizes';
+import { benchKmsSigning, kmsRsaRequestsPerSecond } from '#test/bench/kms-signing';
 import { benchManagement } from '#test/bench/management';
 import { benchPipeline } from '#test/bench/pipeline';
 import { benchPushCreateCost, benchPushes, createToPushTargetMs } from '#test/bench/pushes';
@@ -23,6 +25,7 @@ const sections = [
   'auth-flow',
   'http',
   'key-sizes',
+  'kms',
   'webhooks',
   'pushes',
   'clis',
@@ -40,6 +43,7 @@ const counts = {
   'cold-starts': { full: 3, quick: 1 },
   'http-requests': { full: 300, quick: 32 },
   'key-size-requests': { full: 300, quick: 30 },
+  'kms-signatures': { full: 300, quick: 30 },
   'webhook-flows': { full: 100, quick: 10 },
   'webhook-events': { full: 500, quick: 50 },
   'push-flows': { full: 100, quick: 10 },
@@ -63,7 +67,9 @@ bench-results/quick.json or bench-results/only-<sections>.json, so the full run'
               server CPU per request, the same requests' unavoidable crypto (RSA verify + JWE decrypt + JWE encrypt
               + RS512 sign, and a create's push package) and their ratio (target ≤ 1.3), with the store's answers
               replayed from memory too, and median and p99 latency; approvals (create, device list, answer, poll)
-              per second. Then the same on one directory grown to --users users (written straight into the
+              per second; capacity: an approval's store reads, writes and function time in AWS (modelled), and
+              the approvals per second at which each AWS default binds (docs/deploy.md, Capacity). Then the same
+              on one directory grown to --users users (written straight into the
               store) and to --services services, with each figure's ratio to the 1-user one: it should stay flat.
   pipeline    One signed request with a body (POST /organization/v3/directories/list) in-process: server CPU,
               the unavoidable crypto, the store client's CPU, the ratios, latency, requests per second.
@@ -76,6 +82,11 @@ bench-results/quick.json or bench-results/only-<sections>.json, so the full run'
   key-sizes   API keys of 2048, 3072 and 4096 bits: the pipeline bench in a fresh process (--key-size-requests
               requests) and, except with --quick, the signed read over HTTP at 8 connections (--http-requests),
               with ratios to 2048.
+  kms         The API's response signature (RS512) made in the function with the key from its secret, as
+              today, and by AWS KMS, modelled: the real KMS client against a stand-in in another process that
+              checks the request, signs, and answers after --kms-round-trip-ms; per key size, the function's CPU
+              and each signature's median and p99 time (--kms-signatures each), KMS's price per million and what
+              its shared RSA quota leaves of the API's throughput.
   webhooks    Webhooks through the local runtime's queue and worker to a receiver that verifies and decrypts
               them: latency from a device's answer to the webhook's arrival, and events delivered per second.
   pushes      Web Push through the local runtime's push queue and worker to a receiver that checks each push's
@@ -110,6 +121,8 @@ Options (full value / --quick value):
                              connection (300 / 32)
   --connections <list>       concurrent connections of the HTTP runs (default 1,8,64)
   --key-size-requests <n>    pipeline requests per API key size (300 / 30)
+  --kms-signatures <n>       signatures per key size and way of signing (300 / 30)
+  --kms-round-trip-ms <ms>   the modelled KMS Sign round trip from a function in the same region (default 15)
   --webhook-flows <n>        answers whose webhooks are timed (100 / 10)
   --webhook-events <n>       events queued at once for the throughput figure (500 / 50)
   --push-flows <n>           creates whose pushes are timed, and creates per case of the create's cost (100 / 10)
@@ -136,6 +149,8 @@ const { values } = parseArgs({
     'cold-starts': { type: 'string' },
     'http-requests': { type: 'string' },
     'key-size-requests': { type: 'string' },
+    'kms-signatures': { type: 'string' },
+    'kms-round-trip-ms': { type: 'string' },
     'webhook-flows': { type: 'string' },
     'webhook-events': { type: 'string' },
     'push-flows': { type: 'string' },
@@ -282,6 +297,23 @@ if (inProcess.some(runs) || runs('pushes')) {
       console.log(
         `  approvals (create, device list, answer, poll; handlers only): ${base.flow.perSecond}/s, ` +
           `median ${base.flow.latencyMs.median} ms, p99 ${base.flow.latencyMs.p99} ms`,
+      );
+      const capacity = capacityFigures(base.classes);
+      report.capacity = capacity;
+      const { perApproval } = capacity;
+      console.log(
+        `\nCapacity: an approval is ${perApproval.requests} requests, at least ${perApproval.reads} store reads and ` +
+          `${perApproval.writes} writes, and about ${round(perApproval.functionSeconds * 1000, 0)} ms of function ` +
+          `time in AWS (CPU × ${awsModel.cpuStretch}, ${awsModel.storeRoundTripMs} ms per store round trip, ` +
+          `${awsModel.queueSendMs} ms per queue send); approvals per second at which each AWS default binds:`,
+      );
+      console.table(
+        Object.fromEntries(
+          Object.entries(capacity.approvalsPerSecondAt).map(([limit, approvals]) => [
+            limit,
+            { 'approvals/s': approvals, 'requests/s': approvals * perApproval.requests },
+          ]),
+        ),
       );
       const commands = (each: EndpointCostFigures) =>
         JSON.stringify({ ...each.storeCommands, ...each.queueCommands });
@@ -459,6 +491,38 @@ await section('key-sizes', async () => {
         },
       ]),
     ),
+  );
+});
+
+await section('kms', async () => {
+  const roundTripMs = Number(values['kms-round-trip-ms'] ?? 15);
+  if (!Number.isFinite(roundTripMs) || roundTripMs < 0)
+    fail('--kms-round-trip-ms must be a number of ms ≥ 0');
+  const kms = await benchKmsSigning({ signatures: count('kms-signatures'), roundTripMs });
+  report.kms = kms;
+  console.log(
+    `\nThe response signature in the function (today) and by AWS KMS, modelled with a ${roundTripMs} ms round ` +
+      `trip; ${kms.signatures} signatures each, one after another`,
+  );
+  console.table(
+    Object.fromEntries(
+      kms.sizes.map(({ bits, local, kms: byKms, dollarsPerMillion }) => [
+        `${bits} bits`,
+        {
+          'CPU ms, in the function': local.cpuMs,
+          'CPU ms, KMS call': vs(byKms.cpuMs, local.cpuMs),
+          'median ms, in the function': local.medianMs,
+          'median ms, KMS': vs(byKms.medianMs, local.medianMs),
+          'p99 ms, KMS': byKms.p99Ms,
+          '$ per million signatures, KMS': dollarsPerMillion,
+        },
+      ]),
+    ),
+  );
+  console.log(
+    `  KMS's shared RSA quota (${kmsRsaRequestsPerSecond}/s per account and region, adjustable) caps the API at ` +
+      `${kmsRsaRequestsPerSecond} signed responses and webhooks a second together, or half that if the ` +
+      'decryption key moved to KMS as well (a request with a body needs both)',
   );
 });
 
