@@ -1,5 +1,6 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { edgeDefaults } from '#infra/edge';
 import { AuthorizationServiceStack, type AuthorizationServiceStackProps } from '#infra/stack';
 import type { ApiKeySize } from '#shared/api-keys/key-ring';
 
@@ -32,6 +33,18 @@ if (clientErrorRatePercent !== undefined && clientErrorRatePercent > 100) {
 const tooManyRequests = number('alarm429Count');
 const rateLimit = number('throttleRate');
 const burstLimit = number('throttleBurst');
+// CloudFront and WAF in front unless asked not to: the safe default (infra/edge.ts).
+const edgeMode = context('edge') ?? 'waf';
+if (edgeMode !== 'waf' && edgeMode !== 'none')
+  throw new Error(`-c edge must be waf or none, not ${edgeMode}`);
+const edge =
+  edgeMode === 'waf'
+    ? {
+        rateLimit: number('edgeRateLimit') ?? edgeDefaults.rateLimit,
+        publicRateLimit: number('edgePublicRateLimit') ?? edgeDefaults.publicRateLimit,
+        originSecretGeneration: number('originSecretGeneration') ?? edgeDefaults.originSecretGeneration,
+      }
+    : undefined;
 const props: AuthorizationServiceStackProps = {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   protectData: context('protectData') !== 'false',
@@ -40,6 +53,11 @@ const props: AuthorizationServiceStackProps = {
   ...(context('stageName') ? { stageName: context('stageName') } : {}),
   ...(domainName && certificateArn ? { customDomain: { domainName, certificateArn } } : {}),
   ...(context('apiKeyBits') ? { apiKeyBits: number('apiKeyBits') as ApiKeySize } : {}),
+  ...(number('apiKeyMaxAgeDays') ? { apiKeyMaxAgeDays: number('apiKeyMaxAgeDays') } : {}),
+  ...(number('apiKeyRotationDays') ? { apiKeyRotationDays: number('apiKeyRotationDays') } : {}),
+  ...(context('keyAdministrators')
+    ? { keyAdministrators: (context('keyAdministrators') as string).split(',').map((arn) => arn.trim()) }
+    : {}),
   ...(rateLimit || burstLimit
     ? { throttle: { rateLimit: rateLimit ?? 100, burstLimit: burstLimit ?? 200 } }
     : {}),
@@ -48,8 +66,14 @@ const props: AuthorizationServiceStackProps = {
   alarmThresholds: {
     ...(clientErrorRatePercent ? { clientErrorRatePercent } : {}),
     ...(tooManyRequests ? { tooManyRequests } : {}),
+    ...(number('alarmP99Ms') ? { p99LatencyMs: number('alarmP99Ms') } : {}),
+    ...(number('alarmQueueAgeSeconds') ? { queueAgeSeconds: number('alarmQueueAgeSeconds') } : {}),
+    ...(number('alarmConcurrency') ? { concurrentExecutions: number('alarmConcurrency') } : {}),
   },
   ...(context('pushContact') ? { pushContact: context('pushContact') } : {}),
+  ...(number('auditRetentionDays') ? { auditRetentionDays: number('auditRetentionDays') } : {}),
+  // The web ACL of a stack outside us-east-1 goes in a stack of its own there, whose ARN crosses regions.
+  ...(edge ? { edge, crossRegionReferences: true } : {}),
 };
 new AuthorizationServiceStack(app, context('stackName') ?? 'MfaAuthorizationService', props);
 // cdk-nag's AwsSolutions pack on every synth: an unacknowledged error fails it.

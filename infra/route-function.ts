@@ -2,17 +2,21 @@ import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { KeyCustody } from '#infra/key-custody';
 import { type Access, httpRoutes, webAppRoute } from '#infra/routes';
+import { type ItemKind, leadingKeyPattern, type TableGrant } from '#shared/store/item-kinds';
 
 export interface RouteFunctionResources {
   readonly table: ITableV2;
-  readonly apiKeys: ISecret;
+  /** The audit trail's table (infra/audit-store.ts), and how many days its records are kept. */
+  readonly audit: { readonly table: ITableV2; readonly retentionDays: number };
+  /** The key ring, hash key and VAPID secrets, each granted only to the accesses that name it. */
+  readonly keyCustody: KeyCustody;
   readonly webhookQueue: IQueue;
   readonly webhookDeadLetterQueue: IQueue;
   /** The worker's environment: where webhooks may go, and how it retries (see webhookDelivery in routes.ts). */
@@ -39,10 +43,17 @@ export interface RouteFunctionProps {
   readonly timeout?: Duration;
 }
 
+/** The service name of every function's logs, traces and metrics (the `service` dimension). */
+export const serviceName = 'mfa-authorization';
+
 /** The Lambda runtime every function runs on: the newest Node LTS Lambda offers. */
 export const functionRuntime = Runtime.NODEJS_24_X;
 
 /** How every handler is bundled; the bundle test and the bench build them so. */
+/** The AWS SDK's credential chain, and what the handler bundles take in its place (shared/aws/lambda-credentials.ts). */
+export const credentialChainPackage = '@aws-sdk/credential-provider-node';
+export const lambdaCredentials = './shared/aws/lambda-credentials.ts';
+
 export const handlerBundling = {
   format: OutputFormat.ESM,
   target: 'node22',
@@ -55,52 +66,75 @@ export const handlerBundling = {
   externalModules: [] as string[],
   // CommonJS dependencies inside an ESM bundle still call require().
   banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  // Lambda gives a function its credentials in the environment: the rest of the SDK's chain stays out of the bundle.
+  esbuildArgs: { [`--alias:${credentialChainPackage}`]: lambdaCredentials },
 } satisfies BundlingOptions;
+
+/** What an afterBundling hook runs, given the project's directory and the bundle's. */
+type BesideBundle = (inputDir: string, outputDir: string) => string[];
+
+/** A library as a file of its own beside the bundle, built by the local esbuild as the bundle itself is. */
+function libraryFile(entry: string, file: string): BesideBundle {
+  return (inputDir, outputDir) => [
+    `cd "${inputDir}" && node_modules/.bin/esbuild ${entry} --bundle --platform=node --format=esm --target=${handlerBundling.target} --minify --log-level=warning "--banner:js=${handlerBundling.banner}" --outfile="${outputDir}/${file}"`,
+  ];
+}
+
+/** The bundling of a function that carries files beside its bundle. */
+function withFilesBeside(...files: BesideBundle[]) {
+  return {
+    ...handlerBundling,
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir: string, outputDir: string) =>
+        files.flatMap((file) => file(inputDir, outputDir)),
+    },
+  } satisfies BundlingOptions;
+}
+
+/** The file name of the X-Ray tracer beside every bundle, as `TRACER_MODULE` gives it to the function. */
+export const tracerModuleFile = 'tracing.mjs';
+
+/**
+ * Every function carries the X-Ray tracer (about 125 KB of CommonJS that does not tree-shake) as a file of its own
+ * beside its bundle, which it loads on its first invocation when traced (`TRACER_MODULE`, shared/tracing.ts): the
+ * bundles stay within their budget, and the local runtime, the tests and the bench never load it.
+ */
+const tracerFile = libraryFile('shared/tracing-library.ts', tracerModuleFile);
 
 /**
  * The web authenticator's function also carries the app's build, beside its bundle, where it reads it from: built
  * first if its sources changed (`--if-stale`), so that `cdk synth` and `cdk deploy` never ship a stale or missing app.
  */
-const webAppBundling = {
-  ...handlerBundling,
-  commandHooks: {
-    beforeBundling: () => [],
-    beforeInstall: () => [],
-    afterBundling: (inputDir: string, outputDir: string) => [
-      `cd "${inputDir}" && node_modules/.bin/tsx web/authenticator/build.ts --if-stale`,
-      `cp -R "${inputDir}/.tmp/web/authenticator" "${outputDir}/authenticator"`,
-    ],
-  },
-} satisfies BundlingOptions;
-
-/**
- * Functions that verify passkeys carry the WebAuthn library (about 400 KB) bundled as a file of its own beside theirs,
- * which they load on first use (`WEBAUTHN_MODULE`): an answer from a device without a passkey never pays for it.
- */
-const webAuthnBundling = {
-  ...handlerBundling,
-  commandHooks: {
-    beforeBundling: () => [],
-    beforeInstall: () => [],
-    afterBundling: (inputDir: string, outputDir: string) => [
-      `cd "${inputDir}" && node_modules/.bin/esbuild shared/webauthn/library.ts --bundle --platform=node --format=esm --target=${handlerBundling.target} --minify --log-level=warning "--banner:js=${handlerBundling.banner}" --outfile="${outputDir}/${webAuthnModuleFile}"`,
-    ],
-  },
-} satisfies BundlingOptions;
+const webAppFiles: BesideBundle = (inputDir, outputDir) => [
+  `cd "${inputDir}" && node_modules/.bin/tsx web/authenticator/build.ts --if-stale`,
+  `cp -R "${inputDir}/.tmp/web/authenticator" "${outputDir}/authenticator"`,
+];
 
 /** The file name of the WebAuthn library beside a bundle, as `WEBAUTHN_MODULE` gives it to the function. */
 export const webAuthnModuleFile = 'webauthn.mjs';
 
 /**
+ * Functions that verify passkeys carry the WebAuthn library (about 400 KB) bundled as a file of its own beside theirs,
+ * which they load on first use (`WEBAUTHN_MODULE`): an answer from a device without a passkey never pays for it.
+ */
+const webAuthnFile = libraryFile('shared/webauthn/library.ts', webAuthnModuleFile);
+
+const tracedBundling = withFilesBeside(tracerFile);
+const webAppBundling = withFilesBeside(tracerFile, webAppFiles);
+const webAuthnBundling = withFilesBeside(tracerFile, webAuthnFile);
+
+/**
  * The bundling of one function under functions/: the same for all of them, each with its own AWS SDK inside the
- * 500 KB budget, updating a directory's PKCS#12 parser included; the web authenticator's with the app's files, and
- * those that verify passkeys with the WebAuthn library beside them.
+ * 500 KB budget, updating a directory's PKCS#12 parser included, and the tracer beside it; the web authenticator's
+ * with the app's files too, and those that verify passkeys with the WebAuthn library.
  */
 export function bundlingFor(handler: string): typeof handlerBundling & Pick<BundlingOptions, 'commandHooks'> {
   if (handler === webAppRoute.handler) return webAppBundling;
   return httpRoutes.some((route) => route.handler === handler && route.access.webAuthn)
     ? webAuthnBundling
-    : handlerBundling;
+    : tracedBundling;
 }
 
 /**
@@ -111,6 +145,13 @@ export const tableActions = {
   read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
   write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
 } as const;
+
+/**
+ * The audit table's actions. Writers may only put, under keys with a random part they never see again, and read
+ * nothing: they can neither find a record nor change or delete one. The reader may only Query. So no function can
+ * rewrite the trail, whatever runs in it; the table's resource policy refuses updates and deletes to everyone.
+ */
+export const auditActions = { append: 'dynamodb:PutItem', read: 'dynamodb:Query' } as const;
 
 /**
  * Memory from the bench: a signed request spends most of its CPU on RSA and the AWS SDK, and Lambda's CPU grows with
@@ -142,12 +183,18 @@ export class RouteFunction extends NodejsFunction {
       timeout: props.timeout ?? Duration.seconds(10),
       logGroup,
       loggingFormat: LoggingFormat.JSON,
+      // X-Ray: the handler's segment and its AWS SDK calls, by the tracer beside the bundle (shared/tracing.ts).
+      tracing: Tracing.ACTIVE,
       environment: {
         TABLE_NAME: resources.table.tableName,
-        POWERTOOLS_SERVICE_NAME: 'mfa-authorization',
+        POWERTOOLS_SERVICE_NAME: serviceName,
         POWERTOOLS_METRICS_NAMESPACE: resources.metricsNamespace,
         NODE_OPTIONS: '--enable-source-maps',
-        ...(access.apiKeys ? { API_KEYS_SECRET_ID: resources.apiKeys.secretArn } : {}),
+        ...(access.apiKeys ? { API_KEYS_SECRET_ID: resources.keyCustody.secrets.apiKeys.secretArn } : {}),
+        ...(access.hashKey ? { HASH_KEY_SECRET_ID: resources.keyCustody.secrets.hashKey.secretArn } : {}),
+        ...(access.vapidKeys
+          ? { VAPID_KEYS_SECRET_ID: resources.keyCustody.secrets.vapidKeys.secretArn }
+          : {}),
         ...(access.webhookQueue || access.webhookDelivery
           ? { WEBHOOK_QUEUE_URL: resources.webhookQueue.queueUrl }
           : {}),
@@ -162,7 +209,10 @@ export class RouteFunction extends NodejsFunction {
           ? { PUSH_DLQ_URL: resources.pushDeadLetterQueue.queueUrl, ...resources.pushDeliveryEnvironment }
           : {}),
         ...(access.pushEndpoints || access.pushDelivery ? resources.destinationPolicyEnvironment : {}),
+        TRACER_MODULE: `./${tracerModuleFile}`,
         ...(access.webAuthn ? { WEBAUTHN_MODULE: `./${webAuthnModuleFile}` } : {}),
+        ...(access.audit ? { AUDIT_TABLE_NAME: resources.audit.table.tableName } : {}),
+        ...(access.audit === 'append' ? { AUDIT_RETENTION_DAYS: String(resources.audit.retentionDays) } : {}),
       },
       bundling: bundlingFor(props.handler),
       role: props.role,
@@ -171,9 +221,9 @@ export class RouteFunction extends NodejsFunction {
 }
 
 /**
- * One IAM role per distinct `Access` of the route table, holding exactly the grants that access declares. Functions
- * that need the same things share a role: the same least privilege, and the stack stays far below CloudFormation's
- * 500 resources (a role and a policy per function would be 120 of them).
+ * One IAM role per distinct grant set of the route table, holding exactly the grants that access declares. Functions
+ * that need the same things share a role: the same least privilege, and the stack stays below CloudFormation's 500
+ * resources (about 30 roles with their policies for 70 functions, where a role and a policy each would be 140).
  */
 export class FunctionRoles extends Construct {
   private readonly roles = new Map<string, Role>();
@@ -205,11 +255,41 @@ export class FunctionRoles extends Construct {
   }
 }
 
-/** `{ table: 'write', apiKeys: true }` → `TableWriteApiKeys`; no access at all → `Logs`. */
+/** Each item kind's word in a role's name. */
+const kindWords: Readonly<Record<ItemKind, string>> = {
+  organization: 'Org',
+  organizationList: 'Orgs',
+  directory: 'Dir',
+  service: 'Svc',
+  device: 'Dev',
+  userHead: 'User',
+  linkCode: 'Link',
+  authRequest: 'Auth',
+  v1AppKey: 'V1',
+  serviceName: 'SvcName',
+  sdkKey: 'Sdk',
+  apiPublicKey: 'Api',
+  jti: 'Jti',
+};
+
+/** The words of a table grant, the same for the same kinds in any order. */
+function tableWords(grant: TableGrant | undefined): string[] {
+  const words = (verb: string, kinds: readonly ItemKind[] = []) =>
+    kinds.length ? [verb, ...[...new Set(kinds)].sort().map((kind) => kindWords[kind])] : [];
+  return [...words('Reads', grant?.reads), ...words('Writes', grant?.writes)];
+}
+
+/**
+ * `{ table: { reads: ['apiPublicKey'], writes: [] }, apiKeys: true }` → `ReadsApiApiKeys`; no access at all → `Logs`.
+ * Accesses that grant the same share a name, so they share a role.
+ */
 function accessName(access: Access): string {
   const words = [
-    ...(access.table ? ['Table', access.table === 'write' ? 'Write' : 'Read'] : []),
+    ...tableWords(access.table),
     ...(access.apiKeys ? ['ApiKeys'] : []),
+    ...(access.hashKey ? ['HashKey'] : []),
+    ...(access.vapidKeys ? ['VapidKeys'] : []),
+    ...(access.audit === 'append' ? ['AuditAppend'] : access.audit === 'read' ? ['AuditRead'] : []),
     ...(access.webhookQueue ? ['WebhookQueue'] : []),
     ...(access.webhookDelivery ? ['WebhookDelivery'] : []),
     ...(access.pushQueue ? ['PushQueue'] : []),
@@ -220,11 +300,33 @@ function accessName(access: Access): string {
 
 /** The grants an `Access` declares, on exactly the resources it names. */
 export function grantAccess(role: Role, access: Access, resources: RouteFunctionResources): void {
-  if (access.table) {
-    const actions = [...tableActions.read, ...(access.table === 'write' ? tableActions.write : [])];
-    role.addToPrincipalPolicy(new PolicyStatement({ actions, resources: [resources.table.tableArn] }));
+  for (const mode of ['reads', 'writes'] as const) {
+    const kinds = [...new Set(access.table?.[mode] ?? [])].sort();
+    if (kinds.length === 0) continue;
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: [...tableActions[mode === 'reads' ? 'read' : 'write']],
+        resources: [resources.table.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': kinds.map(leadingKeyPattern) },
+          // ForAllValues holds for a request without the key at all; every action granted here has one, and must.
+          Null: { 'dynamodb:LeadingKeys': 'false' },
+        },
+      }),
+    );
   }
-  if (access.apiKeys) resources.apiKeys.grantRead(role);
+  if (access.audit) {
+    // PutItem alone, or Query alone (see auditActions); never Get, Update, Delete or batch writes.
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: [auditActions[access.audit]],
+        resources: [resources.audit.table.tableArn],
+      }),
+    );
+  }
+  if (access.apiKeys) resources.keyCustody.grantRead('apiKeys', role);
+  if (access.hashKey) resources.keyCustody.grantRead('hashKey', role);
+  if (access.vapidKeys) resources.keyCustody.grantRead('vapidKeys', role);
   if (access.webhookQueue || access.webhookDelivery) resources.webhookQueue.grantSendMessages(role);
   if (access.webhookDelivery) resources.webhookDeadLetterQueue.grantSendMessages(role);
   if (access.pushQueue || access.pushDelivery) resources.pushQueue.grantSendMessages(role);

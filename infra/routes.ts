@@ -2,13 +2,26 @@
  * The one route table. The CDK stack makes a function, an integration and grants from each row; the local runtime
  * routes HTTP requests and queue messages with the same rows. Adding an endpoint is one handler file and one row.
  */
+import type { ItemKind, TableGrant } from '#shared/store/item-kinds';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** What a function touches; the stack grants exactly this and nothing else. */
 export interface Access {
-  readonly table?: 'read' | 'write';
-  /** Reads the API's private key ring: every function that signs responses or decrypts requests. */
+  /**
+   * The item kinds of the table it reads and writes: read actions on `reads`, write actions on `writes`, each limited
+   * to those kinds' partition keys. The local runtime refuses a store call outside them, so every test proves them.
+   */
+  readonly table?: TableGrant;
+  /** Reads the API's private key ring (RSA): every function that signs responses or decrypts requests. */
   readonly apiKeys?: boolean;
+  /**
+   * Reads the hash key: keyed user hashes, sealed TOTP secrets and push credentials, passkey challenges. Only the
+   * functions whose bundle loads shared/api-keys/current-hash-key.ts (the bundle test holds this).
+   */
+  readonly hashKey?: boolean;
+  /** Reads the VAPID key pair: the push worker, and what hands out its public half. */
+  readonly vapidKeys?: boolean;
   /** Sends to the webhook queue. */
   readonly webhookQueue?: boolean;
   /** Delivers webhooks: puts retries back on the webhook queue and moves dead messages to its DLQ. */
@@ -21,6 +34,11 @@ export interface Access {
   readonly pushDelivery?: boolean;
   /** Verifies passkeys: carries the WebAuthn library as a file of its own beside its bundle, loaded on first use. */
   readonly webAuthn?: boolean;
+  /**
+   * The audit table: `append` puts records and nothing else; `read` queries it and nothing else (the reader). No role
+   * has both, so none can find a record and overwrite it.
+   */
+  readonly audit?: 'append' | 'read';
 }
 
 export interface HttpRoute {
@@ -32,11 +50,39 @@ export interface HttpRoute {
   readonly access: Access;
 }
 
-/** Every signed operation records its jti (a write) and signs its response with the API key. */
-const signedAccess: Access = { table: 'write', apiKeys: true };
+/**
+ * The item kinds a function reads, and those it writes (a signed row's come on top of the pipeline's). Any test through
+ * the local runtime fails when a handler touches more; `TABLE_GRANT_RECORD=<file>` lists what it touched instead.
+ */
+function table(reads: readonly ItemKind[], writes: readonly ItemKind[] = []): Access {
+  return { table: { reads, writes } };
+}
+
+/**
+ * Every signed operation reads its issuer's head and keys, whatever kind of entity names itself in `iss` (the
+ * subject check comes after), records its jti (a write) and signs its response with the API key.
+ */
+const signedAccess: Access = {
+  ...table(['organization', 'directory', 'service', 'device'], ['jti']),
+  apiKeys: true,
+  // Every verified request that changes state, or is refused, is recorded (shared/http/middlewares/record-audit.ts).
+  audit: 'append',
+};
 
 function signed(method: HttpMethod, path: string, handler: string, access: Access = {}): HttpRoute {
-  return { method, path, handler, access: { ...signedAccess, ...access } };
+  return {
+    method,
+    path,
+    handler,
+    access: { ...signedAccess, ...access, table: union(signedAccess, access) },
+  };
+}
+
+function union(...accesses: Access[]): TableGrant {
+  const kinds = (mode: keyof TableGrant) => [
+    ...new Set(accesses.flatMap((access) => access.table?.[mode] ?? [])),
+  ];
+  return { reads: kinds('reads'), writes: kinds('writes') };
 }
 
 function unsigned(method: HttpMethod, path: string, handler: string, access: Access): HttpRoute {
@@ -49,89 +95,206 @@ const publishes: Access = { webhookQueue: true };
 /** Operations that start or end an auth request, which the user's devices hear about through the push queue. */
 const pushes: Access = { pushQueue: true };
 
+/** Operations that compute user hashes, seal or open secrets, or make passkey challenges with the hash key. */
+const hashes: Access = { hashKey: true };
+
 /** Operations that register or check a device's passkey. */
 const passkeys: Access = { webAuthn: true };
 
 export const httpRoutes: readonly HttpRoute[] = [
   unsigned('GET', '/public/v3/ping', 'public/ping', {}),
-  unsigned('GET', '/public/v3/public-key', 'public/get-public-key', { table: 'read' }),
-  unsigned('GET', '/public/v3/public-key/{kid}', 'public/get-public-key', { table: 'read' }),
+  unsigned('GET', '/public/v3/public-key', 'public/get-public-key', table(['apiPublicKey'], [])),
+  unsigned('GET', '/public/v3/public-key/{kid}', 'public/get-public-key', table(['apiPublicKey'], [])),
   unsigned('GET', '/public/v3/icons/service.svg', 'public/get-service-icon', {}),
-  unsigned('GET', '/public/v3/qrcodes/{code}', 'public/get-qr-code', { table: 'read' }),
+  unsigned('GET', '/public/v3/qrcodes/{code}', 'public/get-qr-code', table(['linkCode'], [])),
   unsigned('GET', '/public/v3/openapi.json', 'public/get-openapi', {}),
-  unsigned('GET', '/v1/ping', 'v1/ping', { table: 'read' }),
+  unsigned('GET', '/v1/ping', 'v1/ping', table(['apiPublicKey'], [])),
   // The v1 poll decrypts the service's secret with the API's key.
-  unsigned('GET', '/v1/poll', 'v1/poll', { table: 'read', apiKeys: true }),
+  unsigned('GET', '/v1/poll', 'v1/poll', {
+    ...table(['v1AppKey', 'service', 'authRequest'], []),
+    apiKeys: true,
+    ...hashes,
+  }),
 
-  signed('POST', '/organization/v3/directories', 'organization/create-directory'),
+  signed(
+    'POST',
+    '/organization/v3/directories',
+    'organization/create-directory',
+    table([], ['organization', 'directory']),
+  ),
   signed('GET', '/organization/v3/directories', 'organization/list-directories'),
   signed('POST', '/organization/v3/directories/list', 'organization/list-directories-by-ids'),
-  signed('PATCH', '/organization/v3/directories', 'organization/update-directory'),
-  signed('POST', '/organization/v3/directory/keys', 'organization/add-directory-key'),
+  signed('PATCH', '/organization/v3/directories', 'organization/update-directory', {
+    ...table([], ['organization', 'directory']),
+    ...hashes,
+  }),
+  signed(
+    'POST',
+    '/organization/v3/directory/keys',
+    'organization/add-directory-key',
+    table([], ['directory']),
+  ),
   signed('POST', '/organization/v3/directory/keys/list', 'organization/list-directory-keys'),
-  signed('PATCH', '/organization/v3/directory/keys', 'organization/update-directory-key'),
-  signed('DELETE', '/organization/v3/directory/keys', 'organization/remove-directory-key'),
-  signed('POST', '/organization/v3/directory/sdk-keys', 'organization/generate-sdk-key'),
+  signed(
+    'PATCH',
+    '/organization/v3/directory/keys',
+    'organization/update-directory-key',
+    table([], ['directory']),
+  ),
+  signed(
+    'DELETE',
+    '/organization/v3/directory/keys',
+    'organization/remove-directory-key',
+    table([], ['directory']),
+  ),
+  signed(
+    'POST',
+    '/organization/v3/directory/sdk-keys',
+    'organization/generate-sdk-key',
+    table([], ['organization', 'sdkKey']),
+  ),
   signed('POST', '/organization/v3/directory/sdk-keys/list', 'organization/list-sdk-keys'),
-  signed('DELETE', '/organization/v3/directory/sdk-keys', 'organization/remove-sdk-key'),
+  signed(
+    'DELETE',
+    '/organization/v3/directory/sdk-keys',
+    'organization/remove-sdk-key',
+    table([], ['organization', 'sdkKey']),
+  ),
+  // An extension: the organization's audit trail.
+  signed('POST', '/organization/v3/audit/list', 'organization/list-audit-records', { audit: 'read' }),
 
-  signed('POST', '/organization/v3/services', 'organization/create-service'),
+  signed(
+    'POST',
+    '/organization/v3/services',
+    'organization/create-service',
+    table(['serviceName'], ['organization', 'service', 'serviceName']),
+  ),
   signed('GET', '/organization/v3/services', 'organization/list-services'),
   signed('POST', '/organization/v3/services/list', 'organization/list-services-by-ids'),
-  signed('PATCH', '/organization/v3/services', 'organization/update-service'),
-  signed('POST', '/organization/v3/service/keys', 'organization/add-service-key'),
+  signed(
+    'PATCH',
+    '/organization/v3/services',
+    'organization/update-service',
+    table(['serviceName'], ['organization', 'service', 'serviceName']),
+  ),
+  signed('POST', '/organization/v3/service/keys', 'organization/add-service-key', table([], ['service'])),
   signed('POST', '/organization/v3/service/keys/list', 'organization/list-service-keys'),
-  signed('PATCH', '/organization/v3/service/keys', 'organization/update-service-key'),
-  signed('DELETE', '/organization/v3/service/keys', 'organization/remove-service-key'),
+  signed('PATCH', '/organization/v3/service/keys', 'organization/update-service-key', table([], ['service'])),
+  signed(
+    'DELETE',
+    '/organization/v3/service/keys',
+    'organization/remove-service-key',
+    table([], ['service']),
+  ),
   signed('POST', '/organization/v3/service/policy/item', 'organization/get-service-policy'),
-  signed('PUT', '/organization/v3/service/policy', 'organization/set-service-policy'),
-  signed('DELETE', '/organization/v3/service/policy', 'organization/remove-service-policy'),
+  signed('PUT', '/organization/v3/service/policy', 'organization/set-service-policy', table([], ['service'])),
+  signed(
+    'DELETE',
+    '/organization/v3/service/policy',
+    'organization/remove-service-policy',
+    table([], ['service']),
+  ),
 
-  signed('POST', '/directory/v3/services', 'directory/create-service'),
+  signed(
+    'POST',
+    '/directory/v3/services',
+    'directory/create-service',
+    table(['serviceName'], ['organization', 'directory', 'service', 'serviceName']),
+  ),
   signed('GET', '/directory/v3/services', 'directory/list-services'),
   signed('POST', '/directory/v3/services/list', 'directory/list-services-by-ids'),
-  signed('PATCH', '/directory/v3/services', 'directory/update-service'),
-  signed('POST', '/directory/v3/service/keys', 'directory/add-service-key'),
+  signed(
+    'PATCH',
+    '/directory/v3/services',
+    'directory/update-service',
+    table(['serviceName'], ['directory', 'service', 'serviceName']),
+  ),
+  signed('POST', '/directory/v3/service/keys', 'directory/add-service-key', table([], ['service'])),
   signed('POST', '/directory/v3/service/keys/list', 'directory/list-service-keys'),
-  signed('PATCH', '/directory/v3/service/keys', 'directory/update-service-key'),
-  signed('DELETE', '/directory/v3/service/keys', 'directory/remove-service-key'),
+  signed('PATCH', '/directory/v3/service/keys', 'directory/update-service-key', table([], ['service'])),
+  signed('DELETE', '/directory/v3/service/keys', 'directory/remove-service-key', table([], ['service'])),
   signed('POST', '/directory/v3/service/policy/item', 'directory/get-service-policy'),
-  signed('PUT', '/directory/v3/service/policy', 'directory/set-service-policy'),
-  signed('DELETE', '/directory/v3/service/policy', 'directory/remove-service-policy'),
+  signed('PUT', '/directory/v3/service/policy', 'directory/set-service-policy', table([], ['service'])),
+  signed('DELETE', '/directory/v3/service/policy', 'directory/remove-service-policy', table([], ['service'])),
 
-  signed('POST', '/service/v3/auths', 'service/create-auth-request', pushes),
-  signed('GET', '/service/v3/auths/{auth_request}', 'service/get-auth-request'),
-  signed('DELETE', '/service/v3/auths/{auth_request}', 'service/cancel-auth-request', pushes),
-  signed('POST', '/service/v3/sessions', 'service/start-session'),
-  signed('DELETE', '/service/v3/sessions', 'service/end-session'),
-  signed('POST', '/service/v3/totp', 'service/verify-totp'),
+  signed('POST', '/service/v3/auths', 'service/create-auth-request', {
+    ...table(['authRequest', 'userHead'], ['authRequest', 'directory']),
+    ...pushes,
+    ...hashes,
+  }),
+  signed('GET', '/service/v3/auths/{auth_request}', 'service/get-auth-request', {
+    ...table(['authRequest'], ['authRequest']),
+    ...hashes,
+  }),
+  signed('DELETE', '/service/v3/auths/{auth_request}', 'service/cancel-auth-request', {
+    ...table(['authRequest'], ['authRequest', 'directory']),
+    ...pushes,
+  }),
+  signed('POST', '/service/v3/sessions', 'service/start-session', { ...table([], ['directory']), ...hashes }),
+  signed('DELETE', '/service/v3/sessions', 'service/end-session', { ...table([], ['directory']), ...hashes }),
+  signed('POST', '/service/v3/totp', 'service/verify-totp', { ...table([], ['directory']), ...hashes }),
 
-  signed('POST', '/directory/v3/devices', 'directory/start-device-link'),
+  signed(
+    'POST',
+    '/directory/v3/devices',
+    'directory/start-device-link',
+    table([], ['organization', 'directory', 'userHead', 'linkCode']),
+  ),
   signed('POST', '/directory/v3/devices/list', 'directory/list-devices'),
-  signed('DELETE', '/directory/v3/devices', 'directory/unlink-device'),
+  signed('DELETE', '/directory/v3/devices', 'directory/unlink-device', table([], ['directory', 'device'])),
   signed('POST', '/directory/v3/sessions/list', 'directory/list-sessions'),
-  signed('DELETE', '/directory/v3/sessions', 'directory/end-sessions'),
-  signed('POST', '/directory/v3/totp', 'directory/generate-totp'),
-  signed('DELETE', '/directory/v3/totp', 'directory/remove-totp'),
+  signed('DELETE', '/directory/v3/sessions', 'directory/end-sessions', table([], ['directory'])),
+  signed('POST', '/directory/v3/totp', 'directory/generate-totp', {
+    ...table([], ['organization', 'directory', 'userHead']),
+    ...hashes,
+  }),
+  signed('DELETE', '/directory/v3/totp', 'directory/remove-totp', table([], ['directory'])),
   signed('POST', '/directory/v3/totp/item', 'directory/get-totp'),
 
   // The device API: this service's own, signed by the device's key (dev:<uuid>) once it has linked.
-  unsigned('POST', '/device/v3/link', 'device/link', { table: 'write', ...publishes }),
-  signed('GET', '/device/v3/auths', 'device/list-auth-requests'),
+  unsigned('POST', '/device/v3/link', 'device/link', {
+    ...table(
+      ['linkCode', 'sdkKey', 'organization', 'directory', 'device'],
+      ['linkCode', 'directory', 'device'],
+    ),
+    ...publishes,
+    audit: 'append',
+  }),
+  signed('GET', '/device/v3/auths', 'device/list-auth-requests', {
+    ...table(['authRequest'], []),
+    ...hashes,
+  }),
   signed('POST', '/device/v3/auths/{auth_request}', 'device/answer-auth-request', {
+    ...table(['authRequest'], ['authRequest', 'directory']),
+    ...hashes,
     ...publishes,
     ...pushes,
     ...passkeys,
   }),
   signed('GET', '/device/v3/sessions', 'device/list-sessions'),
-  signed('DELETE', '/device/v3/sessions', 'device/end-session', publishes),
-  signed('DELETE', '/device/v3/link', 'device/unlink'),
-  signed('GET', '/device/v3/push', 'device/get-push'),
-  signed('PUT', '/device/v3/push', 'device/register-push', { pushEndpoints: true }),
-  signed('DELETE', '/device/v3/push', 'device/remove-push'),
-  signed('POST', '/device/v3/passkey/options', 'device/passkey-options', passkeys),
-  signed('PUT', '/device/v3/passkey', 'device/register-passkey', passkeys),
+  signed('DELETE', '/device/v3/sessions', 'device/end-session', {
+    ...table([], ['directory']),
+    ...publishes,
+  }),
+  signed('DELETE', '/device/v3/link', 'device/unlink', table([], ['directory', 'device'])),
+  signed('GET', '/device/v3/push', 'device/get-push', { vapidKeys: true }),
+  signed('PUT', '/device/v3/push', 'device/register-push', {
+    ...table([], ['directory']),
+    pushEndpoints: true,
+  }),
+  signed('DELETE', '/device/v3/push', 'device/remove-push', table([], ['directory'])),
+  signed('POST', '/device/v3/passkey/options', 'device/passkey-options', {
+    ...table([], ['directory']),
+    ...passkeys,
+  }),
+  signed('PUT', '/device/v3/passkey', 'device/register-passkey', {
+    ...table([], ['directory']),
+    ...passkeys,
+  }),
 ];
+
+/** The key ring custom resource publishes the API's public keys to the table. */
+export const keyRingAccess: Access = table(['apiPublicKey'], ['apiPublicKey']);
 
 /** A web app served from its build: one function answers GET on each of its paths. */
 export interface WebAppRoute {
@@ -200,7 +363,14 @@ export const webhookConsumers: readonly QueueConsumer[] = [
     // otherwise scale the worker into hundreds. Webhooks may wait: 10 batches of 10 at a time keep up with the
     // stage's 100 requests per second at a second a batch, and a backlog drains without costing a login.
     maxConcurrency: 10,
-    access: { table: 'read', apiKeys: true, webhookDelivery: true },
+    access: {
+      // A webhook is encrypted to, and signed for, the keys of the entity that receives it. The answer's
+      // announcement mark is cleared once its event is here (shared/store/announcements.ts).
+      ...table(['authRequest', 'organization', 'directory', 'service', 'device'], ['authRequest']),
+      apiKeys: true,
+      hashKey: true,
+      webhookDelivery: true,
+    },
   },
 ];
 
@@ -228,6 +398,21 @@ export const pushDelivery = {
 } as const;
 
 /** Functions fed by the push queue. */
+/**
+ * The announcement sweep (shared/events/announcement-sweep.ts): every minute, the events of answers whose sender died
+ * between the answer's write and its send go to the webhook queue again. It reads and claims answered requests,
+ * through the table's announcement index too, and sends to the webhook queue.
+ */
+export const announcementSweep = {
+  handler: 'events/sweep-announcements',
+  intervalSeconds: 60,
+  timeoutSeconds: 30,
+  access: {
+    ...table(['authRequest'], ['authRequest']),
+    webhookQueue: true,
+  } satisfies Access,
+} as const;
+
 export const pushConsumers: readonly QueueConsumer[] = [
   {
     handler: 'events/deliver-pushes',
@@ -236,7 +421,12 @@ export const pushConsumers: readonly QueueConsumer[] = [
     // A login waits for its push: twice the webhooks' share, still a small part of the account's concurrency.
     maxConcurrency: 20,
     // Table writes: a gone channel is removed, and each delivered push is recorded so that a redelivery skips it.
-    access: { table: 'write', apiKeys: true, pushDelivery: true },
+    access: {
+      ...table(['authRequest', 'directory'], ['authRequest', 'directory']),
+      hashKey: true,
+      vapidKeys: true,
+      pushDelivery: true,
+    },
   },
 ];
 
@@ -251,3 +441,32 @@ export function routeId(route: Pick<HttpRoute, 'method' | 'path'>): string {
   const words = [route.method.toLowerCase(), ...route.path.split(/[^A-Za-z0-9]+/)].filter(Boolean);
   return words.map((word) => word[0]?.toUpperCase() + word.slice(1)).join('');
 }
+
+/** A throttle API Gateway applies to one route, across all its callers: steady requests per second and burst. */
+export interface RouteThrottle {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
+/**
+ * Tighter throttles than the stage's for the unsigned routes, by route key (`METHOD path`). No signature stands in
+ * front of these, so a flood of them must not use up the capacity the signed logins share: each gets a small share,
+ * sized for what legitimate callers do (an SDK fetches the API key and the clock once per client, a person links a
+ * device or shows a QR code once, a page loads a few assets).
+ */
+export const routeThrottles: Readonly<Record<string, RouteThrottle>> = {
+  'GET /public/v3/ping': { rateLimit: 20, burstLimit: 40 },
+  'GET /public/v3/public-key': { rateLimit: 20, burstLimit: 40 },
+  'GET /public/v3/public-key/{kid}': { rateLimit: 20, burstLimit: 40 },
+  'GET /public/v3/icons/service.svg': { rateLimit: 10, burstLimit: 20 },
+  // Guessable: a code's image reveals nothing, but a flood is cheap to send.
+  'GET /public/v3/qrcodes/{code}': { rateLimit: 10, burstLimit: 20 },
+  'GET /public/v3/openapi.json': { rateLimit: 5, burstLimit: 10 },
+  'GET /v1/ping': { rateLimit: 10, burstLimit: 20 },
+  'GET /v1/poll': { rateLimit: 20, burstLimit: 40 },
+  // Link codes have no attempt limit of their own: at 5 a second, all callers together get at most 1 500 guesses
+  // in a code's 5 minutes, against 2^40 codes.
+  'POST /device/v3/link': { rateLimit: 5, burstLimit: 10 },
+  'GET /authenticator': { rateLimit: 10, burstLimit: 20 },
+  'GET /authenticator/{proxy+}': { rateLimit: 30, burstLimit: 60 },
+};

@@ -12,32 +12,41 @@ import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
+import { accessLogJson } from '#infra/access-log';
+import { AnnouncementSweep, announcementIndex } from '#infra/announcement-sweep';
+import { AuditStore } from '#infra/audit-store';
+import { Edge, type EdgeSettings } from '#infra/edge';
+import { KeyCustody } from '#infra/key-custody';
 import { type AlarmThresholds, Monitoring } from '#infra/monitoring';
 import { acknowledgeFindings } from '#infra/nag-suppressions';
+import { applyRouteThrottles } from '#infra/route-throttles';
 import {
   FunctionRoles,
   grantAccess,
   RouteFunction,
   type RouteFunctionResources,
+  serviceName,
 } from '#infra/route-function';
 import {
   consumerId,
   fallbackRoute,
   httpRoutes,
+  keyRingAccess,
   pushConsumers,
   pushDelivery,
   pushQueue as pushQueueSettings,
   routeId,
+  routeThrottles,
   webAppRoute,
   webhookConsumers,
   webhookDelivery,
   webhookQueue,
 } from '#infra/routes';
 import type { ApiKeySize } from '#shared/api-keys/key-ring';
+import { defaultAuditRetentionDays } from '#shared/audit/audit-record';
 import { partitionKeyName, sortKeyName, timeToLiveAttribute } from '#shared/store/table-definition';
 
 export interface AuthorizationServiceStackProps extends StackProps {
@@ -54,6 +63,15 @@ export interface AuthorizationServiceStackProps extends StackProps {
   readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
   /** Size of the API key the deployment makes (default 2048; 3072 and 4096 cost more CPU per request). */
   readonly apiKeyBits?: ApiKeySize;
+  /** The key-age alarm goes off once the current API key is this many days old (default 365). */
+  readonly apiKeyMaxAgeDays?: number;
+  /** Rotate the API key on a schedule, every this many days, as `admin api-key rotate` does (default: never). */
+  readonly apiKeyRotationDays?: number;
+  /**
+   * Who besides the stack's roles may read the key secrets (`admin api-key`): IAM ARNs, `*` allowed. Default: the
+   * account's IAM Identity Center roles and IAM users (see KeyCustody).
+   */
+  readonly keyAdministrators?: readonly string[];
   /** Steady requests per second and burst the stage accepts before answering 429 (default 100 and 200). */
   readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
   /**
@@ -72,6 +90,13 @@ export interface AuthorizationServiceStackProps extends StackProps {
    * ones). Default: the API's base URL.
    */
   readonly pushContact?: string;
+  /** Days an audit record is kept before TTL purges it (default 400). */
+  readonly auditRetentionDays?: number;
+  /**
+   * CloudFront with AWS WAF in front of the API (infra/edge.ts); the custom domain, if any, then goes on CloudFront.
+   * Absent: clients reach API Gateway directly. `cdk synth` turns it on unless `-c edge=none`.
+   */
+  readonly edge?: EdgeSettings;
 }
 
 /**
@@ -89,6 +114,7 @@ export class AuthorizationServiceStack extends Stack {
       sortKey: { name: sortKeyName, type: AttributeType.STRING },
       billing: Billing.onDemand(),
       timeToLiveAttribute,
+      globalSecondaryIndexes: [announcementIndex],
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryptionV2.awsManagedKey(),
       deletionProtection: protectData,
@@ -98,20 +124,30 @@ export class AuthorizationServiceStack extends Stack {
     const [queue, deadLetterQueue] = this.queueWithDeadLetters('Webhook', webhookQueue);
     const [pushQueue, pushDeadLetterQueue] = this.queueWithDeadLetters('Push', pushQueueSettings);
 
-    // The API's private key ring. The value CloudFormation generates is a placeholder: the ApiKeyRing custom resource
-    // below replaces it with the real ring, which never appears in the template, an environment variable or a log.
-    const apiKeys = new Secret(this, 'ApiKeyRing', {
-      description:
-        'Private key ring of the MFA authorization API (JSON; made at deploy, rotated with `admin api-key`)',
+    // The API's keys, a secret per part. The values CloudFormation creates are placeholders: the ApiKeyRing custom
+    // resource below writes the real ones, which never appear in the template, an environment variable or a log.
+    const keyCustody = new KeyCustody(this, 'KeyCustody', {
+      protectData,
+      ...(props.keyAdministrators ? { administrators: props.keyAdministrators } : {}),
     });
+    const apiKeys = keyCustody.secrets.apiKeys;
 
     const destinationPolicyEnvironment = {
       WEBHOOK_ALLOW_HTTP: String(props.allowHttpWebhooks ?? false),
       WEBHOOK_ALLOWED_NETWORKS: props.webhookAllowedNetworks ?? '',
     };
+    const auditStore = new AuditStore(this, 'Audit', {
+      protectData,
+      metricsNamespace: 'MfaAuthorization',
+      serviceName,
+    });
     const resources: RouteFunctionResources = {
+      audit: {
+        table: auditStore.table,
+        retentionDays: props.auditRetentionDays ?? defaultAuditRetentionDays,
+      },
       table,
-      apiKeys,
+      keyCustody,
       webhookQueue: queue,
       webhookDeadLetterQueue: deadLetterQueue,
       webhookDeliveryEnvironment: {
@@ -133,14 +169,13 @@ export class AuthorizationServiceStack extends Stack {
     };
 
     const roles = new FunctionRoles(this, 'Roles', resources);
-    // The key ring function alone may write the secret: it gets a role of its own.
+    // The key ring function (and its schedule) alone may write the secrets: it gets a role of its own.
     const keyRingRole = roles.newRole('ApiKeyRing');
-    grantAccess(keyRingRole, { table: 'write' }, resources);
-    apiKeys.grantRead(keyRingRole);
-    apiKeys.grantWrite(keyRingRole);
+    grantAccess(keyRingRole, keyRingAccess, resources);
+    keyCustody.grantManage(keyRingRole);
     const keyRingFunction = new RouteFunction(this, 'ApiKeyRingFunction', {
       handler: 'deploy/api-key-ring',
-      access: { table: 'write' },
+      access: keyRingAccess,
       resources,
       role: keyRingRole,
       memorySize: 1024,
@@ -157,18 +192,39 @@ export class AuthorizationServiceStack extends Stack {
     const keyRing = new CustomResource(this, 'ApiKeyRingResource', {
       serviceToken: keyRingProvider.serviceToken,
       resourceType: 'Custom::ApiKeyRing',
-      properties: { SecretId: apiKeys.secretArn, KeyBits: String(props.apiKeyBits ?? 2048) },
+      properties: {
+        SecretId: apiKeys.secretArn,
+        HashKeySecretId: keyCustody.secrets.hashKey.secretArn,
+        VapidKeysSecretId: keyCustody.secrets.vapidKeys.secretArn,
+        KeyBits: String(props.apiKeyBits ?? 2048),
+      },
     });
+    const keyScheduleFunction = new RouteFunction(this, 'ApiKeyScheduleFunction', {
+      handler: 'deploy/api-key-schedule',
+      // For the secrets' variables; its role is the key ring function's, which holds the grants.
+      access: { ...keyRingAccess, apiKeys: true, hashKey: true, vapidKeys: true },
+      resources,
+      role: keyRingRole,
+      memorySize: 1024,
+      timeout: Duration.minutes(2),
+    });
+    keyScheduleFunction.addEnvironment('API_KEY_BITS', String(props.apiKeyBits ?? 2048));
+    keyCustody.schedule(keyScheduleFunction, props.apiKeyRotationDays);
 
     const fallback = new RouteFunction(this, 'Fallback', {
       ...fallbackRoute,
       resources,
       role: roles.roleFor(fallbackRoute.access),
     });
+    // Every function behind the API, which the edge (when on) puts behind CloudFront.
+    const apiFunctions: RouteFunction[] = [fallback];
     const api = new HttpApi(this, 'HttpApi', {
       description: 'MFA authorization service (LaunchKey / TruValidate v3 protocol)',
       defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback),
       createDefaultStage: false,
+      // A custom domain on API Gateway itself leaves no reason to reach the API any other way. CloudFront's origin is
+      // the API's own endpoint, which must then stay up: the functions' origin check closes it instead.
+      disableExecuteApiEndpoint: Boolean(props.customDomain) && !props.edge,
     });
     for (const route of httpRoutes) {
       const id = routeId(route);
@@ -178,6 +234,7 @@ export class AuthorizationServiceStack extends Stack {
         resources,
         role: roles.roleFor(route.access),
       });
+      apiFunctions.push(handler);
       api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
@@ -190,17 +247,23 @@ export class AuthorizationServiceStack extends Stack {
       resources,
       role: roles.roleFor(webAppRoute.access),
     });
+    apiFunctions.push(webApp);
     const webAppIntegration = new HttpLambdaIntegration('WebAuthenticatorIntegration', webApp);
     for (const path of webAppRoute.paths) {
       api.addRoutes({ path, methods: [HttpMethod.GET], integration: webAppIntegration });
     }
 
-    const domainName = props.customDomain
-      ? new DomainName(this, 'DomainName', {
-          domainName: props.customDomain.domainName,
-          certificate: Certificate.fromCertificateArn(this, 'Certificate', props.customDomain.certificateArn),
-        })
-      : undefined;
+    const domainName =
+      props.customDomain && !props.edge
+        ? new DomainName(this, 'DomainName', {
+            domainName: props.customDomain.domainName,
+            certificate: Certificate.fromCertificateArn(
+              this,
+              'Certificate',
+              props.customDomain.certificateArn,
+            ),
+          })
+        : undefined;
     const stageName = props.stageName ?? '$default';
     // A stage named like a route's first segment would make `/<stage>/…` ambiguous to the functions, which drop a
     // leading `/<stage>` only when the request came in under it.
@@ -216,27 +279,30 @@ export class AuthorizationServiceStack extends Stack {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     // The 429 alarm counts access log lines by the status field of this format: change both together.
-    const accessLogFormat = AccessLogFormat.clf();
-    const tooManyRequests = FilterPattern.spaceDelimited(
-      'sourceIp',
-      'caller',
-      'user',
-      'requestTime',
-      'request',
-      'status',
-      'responseLength',
-      'requestId',
-    ).whereNumber('status', '=', 429);
+    const accessLogFormat = AccessLogFormat.custom(accessLogJson);
+    const tooManyRequests = FilterPattern.numberValue('$.status', '=', 429);
+    const stageThrottle = props.throttle ?? { rateLimit: 100, burstLimit: 200 };
     const stage = new HttpStage(this, 'Stage', {
       httpApi: api,
       stageName,
       autoDeploy: true,
-      throttle: props.throttle ?? { rateLimit: 100, burstLimit: 200 },
+      throttle: stageThrottle,
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: accessLogFormat },
       ...(domainName ? { domainMapping: { domainName } } : {}),
     });
     // No request is served before the deployment has its keys.
     stage.node.addDependency(keyRing);
+    applyRouteThrottles(api, stage, routeThrottles, stageThrottle);
+    const edge = props.edge
+      ? new Edge(this, 'Edge', {
+          api,
+          stageName,
+          settings: props.edge,
+          logRetention,
+          ...(props.customDomain ? { customDomain: props.customDomain } : {}),
+        })
+      : undefined;
+    for (const fn of apiFunctions) edge?.protect(fn);
 
     const workers = webhookConsumers.map((consumer) => {
       const worker = new RouteFunction(this, consumerId(consumer), {
@@ -277,37 +343,61 @@ export class AuthorizationServiceStack extends Stack {
       return worker;
     });
 
-    new Monitoring(this, 'Monitoring', {
+    new AnnouncementSweep(this, 'AnnouncementSweep', { resources, roles });
+
+    const monitoring = new Monitoring(this, 'Monitoring', {
       api,
       stage,
       accessLogs,
       tooManyRequests,
+      table,
       workers,
+      queue,
       deadLetterQueue,
       pushWorkers,
+      pushQueue,
       pushDeadLetterQueue,
       metricsNamespace: resources.metricsNamespace,
+      serviceName,
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
       ...(props.alarmThresholds ? { thresholds: props.alarmThresholds } : {}),
+      apiKeyAge: { scheduleFunction: keyScheduleFunction, maxAgeDays: props.apiKeyMaxAgeDays ?? 365 },
     });
-    acknowledgeFindings(this, { apiKeySecret: apiKeys, apiKeyRingProvider: keyRingProvider });
+    auditStore.notifyLike(monitoring);
+    acknowledgeFindings(this, {
+      apiKeySecrets: Object.values(keyCustody.secrets),
+      apiKeyRingProvider: keyRingProvider,
+      apiKeyRingRole: keyRingRole,
+    });
 
-    const baseUrl = domainName
-      ? `https://${props.customDomain?.domainName}`
-      : (stage.url ?? api.apiEndpoint).replace(/\/$/, '');
+    const baseUrl = edge
+      ? edge.baseUrl
+      : domainName
+        ? `https://${props.customDomain?.domainName}`
+        : (stage.url ?? api.apiEndpoint).replace(/\/$/, '');
     for (const worker of pushWorkers)
       worker.addEnvironment('PUSH_VAPID_SUBJECT', props.pushContact ?? baseUrl);
     new CfnOutput(this, 'BaseUrl', { value: baseUrl, description: 'Base URL to give the SDKs' });
-    if (domainName) {
+    if (domainName || (edge && props.customDomain)) {
       new CfnOutput(this, 'CustomDomainTarget', {
-        value: domainName.regionalDomainName,
+        value: edge
+          ? edge.distribution.distributionDomainName
+          : (domainName as DomainName).regionalDomainName,
         description: 'Point a CNAME (or alias) of the custom domain here',
       });
     }
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'For `admin --table`' });
+    new CfnOutput(this, 'AuditTableName', {
+      value: auditStore.table.tableName,
+      description: 'For `admin audit --audit-table`',
+    });
     new CfnOutput(this, 'ApiKeySecretArn', {
       value: apiKeys.secretArn,
       description: 'For `admin --secret-id`',
+    });
+    new CfnOutput(this, 'HashKeySecretArn', {
+      value: keyCustody.secrets.hashKey.secretArn,
+      description: 'For `admin directory push --hash-key-secret-id`',
     });
     new CfnOutput(this, 'ApiKeyId', {
       value: keyRing.getAttString('CurrentKeyId'),

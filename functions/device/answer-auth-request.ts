@@ -1,4 +1,5 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { noteForAudit } from '#shared/audit/audit-notes';
 import { noContent } from '#shared/http/reply';
 import { answerAuthRequestBody } from '#shared/http/schemas/auth-requests';
 import { signedHandler } from '#shared/http/signed-handler';
@@ -10,7 +11,7 @@ export const handler = signedHandler({
   subject: 'dev',
   body: answerAuthRequestBody,
   handle: async ({ caller, body, pathParameters, receivedAt, baseUrl }) => {
-    await answerAsDevice(
+    const { serviceId } = await answerAsDevice(
       caller.subject,
       caller.subjectHead,
       pathParameters.auth_request ?? '',
@@ -25,6 +26,7 @@ export const handler = signedHandler({
       receivedAt,
       baseUrl,
     );
+    noteForAudit(caller, { service_id: serviceId });
     countMetric('AuthRequestsAnswered');
     return noContent();
   },

@@ -1,7 +1,7 @@
 import { noContent } from '#shared/http/reply';
 import { endDeviceSessionBody } from '#shared/http/schemas/devices';
 import { signedHandler } from '#shared/http/signed-handler';
-import { deviceUserKey } from '#shared/use-cases/device-auth-requests';
+import { deviceUserKey } from '#shared/use-cases/device-user-key';
 import { endSessionFromDevice } from '#shared/use-cases/device-sessions';
 
 /** DELETE /device/v3/sessions: the user logs out of a service on the device; the service gets a Session Ended event. */

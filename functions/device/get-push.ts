@@ -1,7 +1,7 @@
 import { ok } from '#shared/http/reply';
 import { signedHandler } from '#shared/http/signed-handler';
-import { deviceUserKey } from '#shared/use-cases/device-auth-requests';
-import { describePushSettings } from '#shared/use-cases/push-channels';
+import { deviceUserKey } from '#shared/use-cases/device-user-key';
+import { describePushSettings } from '#shared/use-cases/push-settings';
 
 /** GET /device/v3/push: the VAPID public key to subscribe with, and the device's channel type (or null). */
 export const handler = signedHandler({

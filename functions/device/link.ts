@@ -1,3 +1,4 @@
+import { recordDeviceLink } from '#shared/audit/device-link-record';
 import { invalidArgument } from '#shared/errors';
 import { acceptedBody } from '#shared/http/event';
 import { json, publicHandler } from '#shared/http/public-handler';
@@ -19,6 +20,7 @@ export const handler = publicHandler(async (event) => {
     throw invalidArgument('body: must be JSON');
   }
   const input = validateBody(linkDeviceBody, value);
+  const receivedAt = new Date();
   const linked = await linkDevice(
     {
       sdkKey: input.sdk_key,
@@ -27,7 +29,8 @@ export const handler = publicHandler(async (event) => {
       name: input.name,
       type: input.type,
     },
-    new Date(),
+    receivedAt,
+    (link) => recordDeviceLink(event, link, receivedAt),
   );
   return json(201, linked);
 });

@@ -1,6 +1,6 @@
 import { ok } from '#shared/http/reply';
 import { signedHandler } from '#shared/http/signed-handler';
-import { deviceUserKey } from '#shared/use-cases/device-auth-requests';
+import { deviceUserKey } from '#shared/use-cases/device-user-key';
 import { passkeyRegistrationOptions } from '#shared/use-cases/passkeys';
 
 /** POST /device/v3/passkey/options: the WebAuthn options the device registers its passkey with. */

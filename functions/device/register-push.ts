@@ -1,7 +1,7 @@
 import { noContent } from '#shared/http/reply';
 import { registerPushBody } from '#shared/http/schemas/devices';
 import { signedHandler } from '#shared/http/signed-handler';
-import { deviceUserKey } from '#shared/use-cases/device-auth-requests';
+import { deviceUserKey } from '#shared/use-cases/device-user-key';
 import { registerPushChannel } from '#shared/use-cases/push-channels';
 import { destinationPolicyFromEnv } from '#shared/webhooks/destination';
 

@@ -1,6 +1,6 @@
 import { noContent } from '#shared/http/reply';
 import { signedHandler } from '#shared/http/signed-handler';
-import { deviceUserKey } from '#shared/use-cases/device-auth-requests';
+import { deviceUserKey } from '#shared/use-cases/device-user-key';
 import { unlinkDevice } from '#shared/use-cases/devices';
 
 /** DELETE /device/v3/link: the device unlinks itself; it cannot sign again. */

@@ -1,4 +1,4 @@
-import { apiKeyRing } from '#shared/api-keys/current-key-ring';
+import { currentHashKey } from '#shared/api-keys/current-hash-key';
 import { created } from '#shared/http/reply';
 import { identifierBody } from '#shared/http/schemas/users';
 import { signedHandler } from '#shared/http/signed-handler';
@@ -16,7 +16,7 @@ export const handler = signedHandler({
         caller.subject.id,
         body.identifier,
         receivedAt,
-        (await apiKeyRing()).hashKey,
+        await currentHashKey(),
       ),
     ),
 });

@@ -1,11 +1,11 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describePushEvent, parseQueuedPush, queuedPushBody } from '#shared/events/push-event';
 import { deadLetterPush, requeuePush } from '#shared/events/push-redelivery';
 import { logger } from '#shared/log';
 import { countMetric } from '#shared/metrics';
+import { observability } from '#shared/observability';
 import { pushWorkerSettings } from '#shared/push/settings';
 import { deliverPush } from '#shared/use-cases/deliver-push';
 import { maxRetryDelaySeconds, retryDelaySeconds } from '#shared/webhooks/settings';
@@ -85,4 +85,4 @@ async function handleRecord(record: SQSRecord): Promise<void> {
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>(
   async (event: SQSEvent, context: Context) =>
     processPartialResponse(event, handleRecord, processor, { context, throwOnFullBatchFailure: false }),
-).use(injectLambdaContext(logger, { resetKeys: true }));
+).use(observability());

@@ -1,11 +1,12 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deadLetter, requeueEvent } from '#shared/events/redelivery';
 import { describeEvent, parseQueuedMessage } from '#shared/events/webhook-event';
 import { logger } from '#shared/log';
 import { countMetric } from '#shared/metrics';
+import { clearAnnouncement } from '#shared/store/announcements';
+import { observability } from '#shared/observability';
 import { deliverWebhook } from '#shared/use-cases/deliver-webhook';
 import { retryDelaySeconds, webhookWorkerSettings } from '#shared/webhooks/settings';
 
@@ -27,6 +28,8 @@ async function handleRecord(record: SQSRecord): Promise<void> {
     return;
   }
   const { event, attempt } = queued;
+  // The answer's event reached the queue: the sweep has nothing to send again, whatever this attempt gives.
+  if (event.kind === 'authorization-response' && attempt === 1) await clearAnnouncement(event.authRequestId);
   const started = performance.now();
   const result = await deliverWebhook(event, settings);
   const attemptLog = {
@@ -67,4 +70,4 @@ async function handleRecord(record: SQSRecord): Promise<void> {
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>(
   async (event: SQSEvent, context: Context) =>
     processPartialResponse(event, handleRecord, processor, { context, throwOnFullBatchFailure: false }),
-).use(injectLambdaContext(logger, { resetKeys: true }));
+).use(observability());

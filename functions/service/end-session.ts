@@ -1,4 +1,4 @@
-import { apiKeyRing } from '#shared/api-keys/current-key-ring';
+import { currentHashKey } from '#shared/api-keys/current-hash-key';
 import { noContent } from '#shared/http/reply';
 import { usernameBody } from '#shared/http/schemas/auth-requests';
 import { signedHandler } from '#shared/http/signed-handler';
@@ -11,7 +11,7 @@ export const handler = signedHandler({
   body: usernameBody,
   handle: async ({ caller, body }) => {
     const service = subjectService(caller);
-    const { user } = await requireServiceUser(service, body.username, (await apiKeyRing()).hashKey);
+    const { user } = await requireServiceUser(service, body.username, await currentHashKey());
     await endSession({ directoryId: user.directoryId, identifier: user.identifier }, service.id);
     return noContent();
   },

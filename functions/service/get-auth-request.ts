@@ -1,3 +1,4 @@
+import { currentHashKey } from '#shared/api-keys/current-hash-key';
 import { signedHandler } from '#shared/http/signed-handler';
 import { readAuthRequest } from '#shared/use-cases/auth-request-outcomes';
 
@@ -6,5 +7,5 @@ export const handler = signedHandler({
   subject: 'svc',
   body: 'none',
   handle: async ({ caller, pathParameters, receivedAt }) =>
-    readAuthRequest(caller.subject.id, pathParameters.auth_request ?? '', receivedAt),
+    readAuthRequest(caller.subject.id, pathParameters.auth_request ?? '', receivedAt, currentHashKey),
 });

@@ -1,4 +1,4 @@
-import { apiKeyRing } from '#shared/api-keys/current-key-ring';
+import { currentHashKey } from '#shared/api-keys/current-hash-key';
 import { ok } from '#shared/http/reply';
 import { verifyTotpBody } from '#shared/http/schemas/auth-requests';
 import { signedHandler } from '#shared/http/signed-handler';
@@ -11,12 +11,6 @@ export const handler = signedHandler({
   body: verifyTotpBody,
   handle: async ({ caller, body, receivedAt }) =>
     ok(
-      await verifyTotp(
-        subjectService(caller),
-        body.identifier,
-        body.otp,
-        receivedAt,
-        (await apiKeyRing()).hashKey,
-      ),
+      await verifyTotp(subjectService(caller), body.identifier, body.otp, receivedAt, await currentHashKey()),
     ),
 });

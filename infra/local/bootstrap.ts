@@ -1,9 +1,9 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApiKeySize } from '#shared/api-keys/key-ring';
-import { fileKeyRingStorage } from '#shared/api-keys/key-ring-storage';
+import { fileKeyCustody, keyFilesBeside } from '#shared/api-keys/key-ring-storage';
 import { getOrganization } from '#shared/store/organizations';
-import { ensureApiKeyRing } from '#shared/use-cases/api-keys';
+import { ensureKeyCustody, finishKeySplit } from '#shared/use-cases/api-keys';
 import { createOrganization } from '#shared/use-cases/create-organization';
 
 /**
@@ -14,9 +14,15 @@ export function apiKeysFile(dataDir: string): string {
   return join(dataDir, 'api-keys.json');
 }
 
-/** Creates the API key ring on first start; publishes its public keys to the table on every start. */
+/**
+ * Creates the keys on first start, each part in its own file; publishes the ring's public keys to the table on every
+ * start. A data directory from before the split keeps its hash key and VAPID keys, moved out of `api-keys.json` at
+ * once: no rollback to wait for here.
+ */
 export async function ensureApiKeys(dataDir: string, bits: ApiKeySize): Promise<{ created: boolean }> {
-  const { created } = await ensureApiKeyRing(fileKeyRingStorage(apiKeysFile(dataDir)), bits);
+  const custody = fileKeyCustody(keyFilesBeside(apiKeysFile(dataDir)));
+  const { created } = await ensureKeyCustody(custody, bits);
+  await finishKeySplit(custody, { now: new Date(), graceMs: 0 });
   return { created };
 }
 

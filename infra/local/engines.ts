@@ -6,6 +6,7 @@ import dynalite from 'dynalite';
 import { createSqsServer } from 'local-aws-sqs';
 import { closeLevelIteratorsOnReturn } from '#infra/local/close-level-iterators';
 import { makeDataDirectoryPrivate } from '#infra/local/private-data-directory';
+import { keyFileEnvironment, keyFilesBeside } from '#shared/api-keys/key-ring-storage';
 
 /** The embedded stand-ins for DynamoDB and SQS, on loopback ports of their own. */
 export interface LocalEngines {
@@ -39,7 +40,8 @@ export function engineEnvironment(settings: {
     ...(settings.sqsEndpoint ? { AWS_ENDPOINT_URL_SQS: settings.sqsEndpoint } : {}),
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     TABLE_NAME: settings.tableName,
-    API_KEYS_FILE: settings.apiKeysFile,
+    // Each part of the keys in a file of its own, as each is a secret of its own in AWS.
+    ...keyFileEnvironment(keyFilesBeside(settings.apiKeysFile)),
   };
 }
 

@@ -5,6 +5,7 @@ import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { lambdaContext } from '#infra/local/lambda-context';
 import { fallbackRoute, type HttpRoute, httpRoutes, routeId, webAppRoute } from '#infra/routes';
 import { type HttpEvent, maxRequestBodyBytes } from '#shared/http/event';
+import { withTableGrant } from '#shared/store/table-grant-check';
 
 export type HttpFunction = (event: HttpEvent, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -151,7 +152,10 @@ async function serve(
   const handler = matched?.loaded.handler ?? fallback;
   let result: APIGatewayProxyStructuredResultV2;
   try {
-    result = await handler(event, lambdaContext(functionName, functionTimeoutMs, requestId));
+    const grant = (matched?.loaded.route.access ?? fallbackRoute.access).table;
+    result = await withTableGrant(functionName, grant, () =>
+      handler(event, lambdaContext(functionName, functionTimeoutMs, requestId)),
+    );
   } catch (error) {
     console.error(`${functionName} failed`, error);
     return respond(response, 500, { message: 'Internal Server Error' }, requestId);

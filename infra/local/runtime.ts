@@ -3,7 +3,13 @@ import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { removeRuntimeRecord, runningRuntime, writeRuntimeRecord } from '#infra/local/attach';
 import { engineEnvironment, type LocalEngines, startEngines } from '#infra/local/engines';
-import { ensurePushQueues, ensureQueues, ensureTable, type WebhookQueues } from '#infra/local/provision';
+import {
+  ensureAuditTable,
+  ensurePushQueues,
+  ensureQueues,
+  ensureTable,
+  type WebhookQueues,
+} from '#infra/local/provision';
 import type { QueuePoller } from '#infra/local/queue-poller';
 import {
   pushConsumers,
@@ -13,6 +19,11 @@ import {
   webhookDelivery,
 } from '#infra/routes';
 import type { ApiKeySize } from '#shared/api-keys/key-ring';
+import {
+  UndeclaredTableAccessError,
+  undeclaredTableAccesses,
+  withTableGrant,
+} from '#shared/store/table-grant-check';
 
 export interface LocalRuntimeOptions {
   readonly dataDir: string;
@@ -40,6 +51,8 @@ export interface LocalRuntime {
 }
 
 export const localTableName = 'mfa-authorization';
+/** The audit trail's table, beside the service's as in AWS. */
+export const localAuditTableName = `${localTableName}-audit`;
 
 export class DataDirectoryInUseError extends Error {
   override readonly name = 'DataDirectoryInUseError';
@@ -60,7 +73,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     );
   }
   const engines = await startEngines(dataDir);
-  const stops: (() => Promise<void>)[] = [() => engines.close()];
+  // The last step, once everything else has stopped: a store call outside its route's grant fails the run, even one
+  // a handler caught, as it would have failed in AWS.
+  const refusedBefore = undeclaredTableAccesses().length;
+  const stops: (() => Promise<void>)[] = [
+    async () => {
+      const refused = undeclaredTableAccesses(refusedBefore);
+      if (refused.length > 0) throw new UndeclaredTableAccessError(refused.join('\n'));
+    },
+    () => engines.close(),
+  ];
   const stop = async () => {
     for (const step of stops.reverse()) await step();
   };
@@ -70,13 +92,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       ...engineEnvironment({ ...engines, tableName: localTableName, apiKeysFile: apiKeysPath }),
       POWERTOOLS_LOG_LEVEL: options.logLevel ?? process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',
       POWERTOOLS_SERVICE_NAME: 'mfa-authorization-local',
+      AUDIT_TABLE_NAME: localAuditTableName,
       // CloudWatch metrics are log lines in AWS; locally they would only clutter the output.
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     });
-    delete process.env.API_KEYS_SECRET_ID;
+    for (const name of ['API_KEYS_SECRET_ID', 'HASH_KEY_SECRET_ID', 'VAPID_KEYS_SECRET_ID'])
+      delete process.env[name];
     delete process.env.AWS_PROFILE;
 
-    await ensureTable(engines.dynamoEndpoint, localTableName);
+    const announcementIndex = await ensureTable(engines.dynamoEndpoint, localTableName);
+    await ensureAuditTable(engines.dynamoEndpoint, localAuditTableName);
     const queues = await ensureQueues(engines.sqsEndpoint, localTableName);
     const pushQueues = await ensurePushQueues(engines.sqsEndpoint, localTableName);
     Object.assign(process.env, {
@@ -105,6 +130,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     stops.push(async () => {
       await Promise.all(pollers.map((poller) => poller.stop()));
     });
+    // A data directory from before the announcement index cannot get it: such a runtime runs without the sweep.
+    if (announcementIndex) {
+      const { startAnnouncementSweep } = await import('#infra/local/announcement-sweep');
+      stops.push(await startAnnouncementSweep());
+    } else {
+      console.warn(
+        'The table predates the announcement index: no announcement sweep (a new data directory has it)',
+      );
+    }
 
     await writeRuntimeRecord(dataDir, {
       pid: process.pid,
@@ -183,7 +217,8 @@ async function startConsumers(
         queueUrl: queues.queueUrl,
         queueArn: `arn:aws:sqs:us-east-1:000000000000:${localTableName}-${queueName}`,
         functionName: consumer.handler,
-        handler,
+        handler: (event, context) =>
+          withTableGrant(consumer.handler, consumer.access.table, () => handler(event, context)),
         batchSize: consumer.batchSize,
         functionTimeoutMs: delivery.functionTimeoutSeconds * 1000,
         // Short polls (see the poller) make an idle pause the floor of a webhook's or push's latency; an empty

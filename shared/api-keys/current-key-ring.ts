@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { type ApiKeyRing, openApiKeyRing, parseApiKeyRingDocument } from '#shared/api-keys/key-ring';
+import { keyPartSource } from '#shared/api-keys/key-part-source';
 
 /**
  * The API key ring of this container. Loaded at cold start and re-read once it is `maxAgeMs` old, so a rotation
@@ -8,10 +7,7 @@ import { type ApiKeyRing, openApiKeyRing, parseApiKeyRingDocument } from '#share
  * not hold (a key rotated in after this container started). Forced re-reads are spaced by `refreshIntervalMs`, so a
  * flood of made-up kids costs at most one read per interval.
  */
-const secretId = process.env.API_KEYS_SECRET_ID;
-const file = process.env.API_KEYS_FILE;
-if (!secretId && !file)
-  throw new Error('Missing required environment variable API_KEYS_SECRET_ID or API_KEYS_FILE');
+const source = keyPartSource('API key ring', 'API_KEYS_SECRET_ID', 'API_KEYS_FILE');
 
 const refreshIntervalMs = 5_000;
 const maxAgeMs = 5 * 60_000;
@@ -21,10 +17,7 @@ let lastForcedRefresh = Number.NEGATIVE_INFINITY;
 
 async function load(forceFetch: boolean): Promise<ApiKeyRing> {
   const readAt = Date.now();
-  const text = secretId
-    ? await getSecret<string>(secretId, { forceFetch, maxAge: 24 * 60 * 60 })
-    : await readFile(file as string, 'utf8');
-  if (typeof text !== 'string') throw new Error('The API key ring secret has no string value');
+  const text = await source(forceFetch);
   return revocationAware(openApiKeyRing(parseApiKeyRingDocument(text)), readAt);
 }
 

@@ -1,29 +1,27 @@
-import { createECDH, generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { VapidKeys } from '#shared/api-keys/vapid-keys';
 import type { SigningKey } from '#shared/protocol/jws';
 import { keyId } from '#shared/protocol/kid';
 import { importPrivateKey, publicKeyPem } from '#shared/protocol/pem';
 import { isoSeconds } from '#shared/time';
 
-/** The stored form of the API's private keys: every key it may still be asked to decrypt with, and the signing one. */
+/**
+ * The stored form of the API's private RSA keys: every key it may still be asked to decrypt with, and the signing one.
+ * Only the functions that sign or decrypt read it; the hash key and the VAPID keys are kept apart (hash-key.ts,
+ * vapid-keys.ts), each readable only by the functions that use it.
+ */
 export interface ApiKeyRingDocument {
   readonly current: string;
   readonly keys: readonly StoredApiKey[];
   /**
-   * The deployment's secret for keyed hashes (service_user_hash, org_user_hash, user_push_id) and sealed values:
-   * 32 random bytes, base64. Made once with the ring and kept through every rotation, so hashes stay stable.
+   * Only in a ring written before the hash key had a place of its own: ensureKeyCustody moves it there, unchanged,
+   * and then drops it from the ring. Every edit of the ring keeps it until then.
    */
   readonly hashKey?: string;
-  /**
-   * The deployment's VAPID key pair (RFC 8292), which signs every Web Push: made once with the ring and kept through
-   * every rotation, since browsers bind each subscription to the public half they were given.
-   */
+  /** Only in a ring written before the VAPID key pair had a place of its own, likewise. */
   readonly vapid?: VapidKeys;
-}
-
-/** A P-256 key pair as Web Push uses it: the uncompressed public point (65 bytes) and the private scalar, base64url. */
-export interface VapidKeys {
-  readonly publicKey: string;
-  readonly privateKey: string;
+  /** When ensureKeyCustody copied those two to their own places (ISO 8601), from which finishKeySplit counts. */
+  readonly splitAt?: string;
 }
 
 export interface StoredApiKey {
@@ -41,10 +39,6 @@ export interface ApiKeyRing {
   decryptionKey(kid: string | undefined): KeyObject | undefined;
   /** Every private key of the ring, for formats that name no key (the legacy v1 secret). */
   readonly privateKeys: readonly KeyObject[];
-  /** The deployment's hash key (see ApiKeyRingDocument.hashKey). */
-  readonly hashKey: Buffer;
-  /** The VAPID key pair; absent only from a ring no deployment or start has updated yet. */
-  readonly vapid: VapidKeys | undefined;
 }
 
 export const apiKeySizes = [2048, 3072, 4096] as const;
@@ -62,15 +56,10 @@ export function openApiKeyRing(document: ApiKeyRingDocument): ApiKeyRing {
   const currentKey = keys.get(document.current);
   if (!currentKey) throw new Error(`API key ring has no key for its current kid ${document.current}`);
   const current: SigningKey = { kid: document.current, privateKey: currentKey };
-  const hashKey = Buffer.from(document.hashKey ?? '', 'base64');
-  if (hashKey.length !== 32)
-    throw new Error('The API key ring has no 32-byte hashKey; run `admin api-key add`');
   return {
     current,
     decryptionKey: (kid) => (kid === undefined ? currentKey : keys.get(kid)),
     privateKeys: [...keys.values()],
-    hashKey,
-    vapid: document.vapid,
   };
 }
 
@@ -95,36 +84,13 @@ export function withApiKey(
   makeCurrent: boolean,
 ): ApiKeyRingDocument {
   const keys = [...(document?.keys ?? []).filter((existing) => existing.kid !== key.kid), key];
-  return {
-    current: makeCurrent || !document ? key.kid : document.current,
-    keys,
-    hashKey: document?.hashKey ?? randomBytes(32).toString('base64'),
-    vapid: document?.vapid ?? generateVapidKeys(),
-  };
+  // A ring not yet split keeps its hash key and VAPID keys through the edit: they move only once copied elsewhere.
+  return { ...document, current: makeCurrent || !document ? key.kid : document.current, keys };
 }
 
-/** A new VAPID key pair on P-256. */
-export function generateVapidKeys(): VapidKeys {
-  const ecdh = createECDH('prime256v1');
-  ecdh.generateKeys();
-  // The scalar is 32 bytes, but Node drops its leading zero bytes, which web-push refuses.
-  const privateKey = Buffer.alloc(32);
-  const scalar = ecdh.getPrivateKey();
-  scalar.copy(privateKey, 32 - scalar.length);
-  return {
-    publicKey: ecdh.getPublicKey().toString('base64url'),
-    privateKey: privateKey.toString('base64url'),
-  };
-}
-
-/** A ring made before Web Push existed, given its VAPID key pair. */
-export function withVapidKeys(document: ApiKeyRingDocument): ApiKeyRingDocument {
-  return document.vapid ? document : { ...document, vapid: generateVapidKeys() };
-}
-
-/** A ring made before hash keys existed, given one. */
-export function withHashKey(document: ApiKeyRingDocument): ApiKeyRingDocument {
-  return document.hashKey ? document : { ...document, hashKey: randomBytes(32).toString('base64') };
+/** The ring without the parts an older ring carried, once they are kept in places of their own. */
+export function withoutLegacyParts(document: ApiKeyRingDocument): ApiKeyRingDocument {
+  return { current: document.current, keys: document.keys };
 }
 
 export function withCurrentApiKey(document: ApiKeyRingDocument, kid: string): ApiKeyRingDocument {

@@ -2,8 +2,8 @@ import { access, chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { ApiKeyRing, ApiKeySize } from '#shared/api-keys/key-ring';
-import type { ApiKeyRingStorage } from '#shared/api-keys/key-ring-storage';
+import type { ApiKeySize } from '#shared/api-keys/key-ring';
+import type { ApiKeyRingStorage, KeyPartStorage } from '#shared/api-keys/key-ring-storage';
 import type { WebhookQueueUrls } from '#shared/events/dead-letters';
 import { runningRuntime, runtimeRecordPath } from '#infra/local/runtime-record';
 import {
@@ -101,6 +101,13 @@ const commands = {
       to it are refused (by running functions within seconds). Revoke a rotated-out key once every client has
       fetched the current one.`,
   },
+  audit: {
+    synopsis:
+      'audit [--since <ISO 8601>] [--until <ISO 8601>] [--organization <id>] [--user <identifier>] [--service <id>] [--outcome success|refused|failed]',
+    about: `Print the audit trail as JSON lines, oldest first: every change of state, every authorization request's
+      fate and every refusal of a request whose signature verified, from --since (default: 24 hours ago) to --until
+      (default: now), of one organization or of all. With --table, name the audit table with --audit-table.`,
+  },
 } as const;
 type Command = keyof typeof commands;
 
@@ -112,6 +119,7 @@ const readOnly: readonly Command[] = [
   'push dead-letters',
   'locks list',
   'directory push',
+  'audit',
 ];
 
 const { usageOf, commandList } = commandUsage('admin', commands);
@@ -132,10 +140,15 @@ Target:
   --data-dir <path>     Local data directory (default: $DATA_DIR or .data)
   --table <name>        A deployed stack's table (AWS; region from $AWS_REGION or --region)
   --region <region>     AWS region for --table and --secret-id
-  --secret-id <id>      The deployed API key secret (needed by api-key add, rotate and revoke with --table)
+  --secret-id <id>      The deployed API key secret (stack output ApiKeySecretArn), for api-key add, rotate and
+                        revoke with --table
+  --hash-key-secret-id <id>
+                        The deployed hash key secret (stack output HashKeySecretArn), for directory push and
+                        directory apns-key with --table
   --queue-url <url>     The deployed webhook queue (stack output WebhookQueueUrl), for webhooks with --table;
                         for push, the push queue (PushQueueUrl)
   --dlq-url <url>       The deployed dead-letter queue (WebhookDeadLetterQueueUrl or PushDeadLetterQueueUrl), likewise
+  --audit-table <name>  The deployed audit table (stack output AuditTableName), for audit with --table
   --json                Print results as JSON
   -h, --help            Show this help
 
@@ -171,9 +184,15 @@ const { values, positionals } = parseCommandLine(
         table: { type: 'string' },
         region: { type: 'string' },
         'secret-id': { type: 'string' },
+        'hash-key-secret-id': { type: 'string' },
         'queue-url': { type: 'string' },
         'dlq-url': { type: 'string' },
         message: { type: 'string', multiple: true },
+        since: { type: 'string' },
+        until: { type: 'string' },
+        organization: { type: 'string' },
+        outcome: { type: 'string' },
+        'audit-table': { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -192,6 +211,8 @@ const command = given as Command;
 
 let close = async (): Promise<void> => undefined;
 let keyRing: () => Promise<ApiKeyRingStorage>;
+/** The hash key, which seals the directories' push credentials: with --table, the --hash-key-secret-id given. */
+let hashKeyStorage: () => Promise<KeyPartStorage<{ readonly hashKey?: string }>>;
 let webhookQueues: () => Promise<{ client: SQSClient; urls: WebhookQueueUrls }>;
 /** The push queue and its DLQ: with --table, the --queue-url and --dlq-url given (the stack's Push… outputs). */
 let pushQueues: () => Promise<{ client: SQSClient; urls: WebhookQueueUrls }>;
@@ -219,6 +240,13 @@ async function pointAtTarget(): Promise<void> {
       if (!values['secret-id']) fail(`${command} against AWS needs --secret-id (the API key secret).`);
       const { secretKeyRingStorage } = await import('#shared/api-keys/key-ring-storage');
       return secretKeyRingStorage(values['secret-id']);
+    };
+    hashKeyStorage = async () => {
+      const { secretHashKeyStorage } = await import('#shared/api-keys/key-ring-storage');
+      if (values['hash-key-secret-id']) return secretHashKeyStorage(values['hash-key-secret-id']);
+      // A deployment not yet split still keeps its hash key in the key ring's secret.
+      if (values['secret-id']) return keyRing();
+      return fail(`${command} against AWS needs --hash-key-secret-id (the hash key secret).`);
     };
     webhookQueues = async () => {
       if (!values['queue-url'] || !values['dlq-url'])
@@ -270,10 +298,15 @@ async function pointAtTarget(): Promise<void> {
   const { attachLocalStore } = await import('#infra/local/attach');
   const { localTableName } = await import('#infra/local/runtime');
   const attached = await attachLocalStore(dataDir, localTableName);
+  process.env.AUDIT_TABLE_NAME = (await import('#infra/local/runtime')).localAuditTableName;
   close = () => attached.close();
   keyRing = async () => {
     const { fileKeyRingStorage } = await import('#shared/api-keys/key-ring-storage');
     return fileKeyRingStorage(attached.apiKeysFile);
+  };
+  hashKeyStorage = async () => {
+    const { fileKeyCustody, keyFilesBeside } = await import('#shared/api-keys/key-ring-storage');
+    return fileKeyCustody(keyFilesBeside(attached.apiKeysFile)).hashKey;
   };
 }
 
@@ -373,7 +406,7 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
     case 'directory push':
     case 'directory apns-key': {
       if (!values.directory) fail(`${name} needs --directory.`);
-      const { hashKey } = await openedKeyRing();
+      const hashKey = await openedHashKey();
       const push = await import('#shared/use-cases/directory-push');
       if (name === 'directory push')
         return { ...(await push.describeDirectoryPush(values.directory, hashKey)) };
@@ -430,6 +463,8 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
         client.destroy();
       }
     }
+    case 'audit':
+      return auditTrail();
     case 'api-key list': {
       const { listApiPublicKeys } = await import('#shared/store/api-keys');
       const { current, keys } = await listApiPublicKeys();
@@ -456,14 +491,15 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
   }
 }
 
-/** The key ring itself, for what is sealed under its hash key. */
-async function openedKeyRing(): Promise<ApiKeyRing> {
-  const storage = await keyRing();
-  const document = await storage.read();
-  if (!document)
-    throw new CliFailure(`There is no API key ring in ${storage.description} yet.`, exitCodes.unreachable);
-  const { openApiKeyRing } = await import('#shared/api-keys/key-ring');
-  return openApiKeyRing(document);
+/** The hash key, for what is sealed under it. */
+async function openedHashKey(): Promise<Buffer> {
+  const storage = await hashKeyStorage();
+  // Before its split (a deployment not yet updated, a data directory not yet started), the ring holds the hash key.
+  const hashKey = (await storage.read())?.hashKey ?? (await (await keyRing()).read())?.hashKey;
+  if (hashKey === undefined)
+    throw new CliFailure(`There is no hash key in ${storage.description} yet.`, exitCodes.unreachable);
+  const { openHashKey } = await import('#shared/api-keys/hash-key');
+  return openHashKey({ hashKey });
 }
 
 function bitsOption(): ApiKeySize {
@@ -472,7 +508,50 @@ function bitsOption(): ApiKeySize {
   return bits;
 }
 
+/** The records `admin audit` asks for. */
+async function auditTrail(): Promise<Record<string, unknown>[]> {
+  if (values.table) {
+    if (!values['audit-table'])
+      fail('audit with --table needs --audit-table (the stack output AuditTableName).');
+    process.env.AUDIT_TABLE_NAME = values['audit-table'];
+  }
+  const instant = (option: 'since' | 'until', fallback: Date): Date => {
+    const text = values[option];
+    if (text === undefined) return fallback;
+    const date = new Date(text);
+    if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(date.getTime()))
+      fail(`--${option} must be an ISO 8601 date or date-time.`);
+    return date;
+  };
+  const until = instant('until', new Date());
+  const since = instant('since', new Date(until.getTime() - 86_400_000));
+  const { auditOutcomes } = await import('#shared/audit/audit-record');
+  const outcome = values.outcome as (typeof auditOutcomes)[number] | undefined;
+  if (outcome !== undefined && !auditOutcomes.includes(outcome))
+    fail(`--outcome must be one of ${auditOutcomes.join(', ')}.`);
+  const { listOrganizations } = await import('#shared/store/organizations');
+  const organizationIds = values.organization
+    ? [values.organization]
+    : (await listOrganizations()).map((organization) => organization.id);
+  const { readAuditTrail } = await import('#shared/audit/read-audit-trail');
+  const records = await readAuditTrail({
+    organizationIds,
+    since,
+    until,
+    user: values.user,
+    serviceId: values.service,
+    outcome,
+  });
+  return records.map((record) => ({ ...record }));
+}
+
 function print(result: Record<string, unknown> | Record<string, unknown>[]): void {
+  if (command === 'audit') {
+    // JSON lines, for jq and log tools: one record per line, nothing else on stdout.
+    for (const record of result as Record<string, unknown>[]) console.log(JSON.stringify(record));
+    if ((result as unknown[]).length === 0) console.error('(no audit records in that range)');
+    return;
+  }
   if (values.json) {
     console.log(JSON.stringify(result, null, 2));
     return;

@@ -1,11 +1,14 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { deadLetterReasonAttribute } from '#shared/events/webhook-event';
+import { traced } from '#shared/tracing';
 
 /** One client per process: short timeouts, so a request that cannot enqueue fails fast and is retried by its caller. */
-export const queueClient = new SQSClient({
-  maxAttempts: 3,
-  requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
-});
+export const queueClient = traced(
+  new SQSClient({
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+  }),
+);
 
 /** Moves a message to a dead-letter queue with the reason, for an operator to read and re-drive. */
 export async function sendToDeadLetters(

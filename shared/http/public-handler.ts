@@ -1,9 +1,10 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ApiError } from '#shared/errors';
 import type { HttpEvent } from '#shared/http/event';
+import { edgeOrigin } from '#shared/http/middlewares/edge-origin';
 import { logger } from '#shared/log';
+import { observability } from '#shared/observability';
 
 type HttpResult = APIGatewayProxyStructuredResultV2;
 
@@ -33,7 +34,8 @@ export function publicHandler(handle: (event: HttpEvent) => Promise<PublicReply>
       isBase64Encoded: reply.base64 === true,
     };
   })
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(edgeOrigin())
+    .use(observability())
     .use({
       onError: (request) => {
         if (request.response) return;

@@ -1,4 +1,3 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type * as v from 'valibot';
@@ -6,10 +5,12 @@ import { type HttpEvent, publicBaseUrl } from '#shared/http/event';
 import { authenticate } from '#shared/http/middlewares/authenticate';
 import { authorizeSubject, type SubjectRequirement } from '#shared/http/middlewares/authorize-subject';
 import { type BodyRule, type BodySchema, decryptBody } from '#shared/http/middlewares/decrypt-body';
+import { edgeOrigin } from '#shared/http/middlewares/edge-origin';
+import { recordAudit } from '#shared/http/middlewares/record-audit';
 import { signedResponse } from '#shared/http/middlewares/signed-response';
 import type { Reply } from '#shared/http/reply';
 import type { Caller, SignedContext } from '#shared/http/signed-state';
-import { logger } from '#shared/log';
+import { observability } from '#shared/observability';
 
 /** What a signed operation's use case receives: a verified caller and a decrypted, validated body. */
 export interface SignedRequest<Body> {
@@ -53,8 +54,10 @@ export function signedHandler<Rule extends BodyRule>(operation: SignedOperation<
       return reply as unknown as APIGatewayProxyStructuredResultV2;
     },
   )
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(edgeOrigin())
+    .use(observability())
     .use(signedResponse())
+    .use(recordAudit())
     .use(authenticate())
     .use(authorizeSubject(operation.subject))
     .use(decryptBody(operation.body));

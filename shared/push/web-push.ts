@@ -1,5 +1,5 @@
 import webPush from 'web-push';
-import type { VapidKeys } from '#shared/api-keys/key-ring';
+import type { VapidKeys } from '#shared/api-keys/vapid-keys';
 import type { WebPushChannel } from '#shared/push/channel';
 import { postPush, retryAfterSeconds } from '#shared/push/post';
 import type { PushNotification, PushProvider, PushResult } from '#shared/push/provider';

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuthAnswer, AuthRequest } from '#shared/domain/auth-request';
+import { announcementDue } from '#shared/store/announcements';
 import { dynamo, isConditionalFailure, tableName } from '#shared/store/dynamo';
 import { authRequestKey } from '#shared/store/keys';
 
@@ -25,7 +26,8 @@ export async function getAuthRequest(authId: string): Promise<AuthRequest | unde
 }
 
 function toAuthRequest(item: Record<string, unknown>): AuthRequest {
-  const { pk: _pk, sk: _sk, ttl: _ttl, ...auth } = item;
+  // The announcement mark is the sweep's bookkeeping, not part of the request.
+  const { pk: _pk, sk: _sk, ttl: _ttl, announceShard: _shard, announceDueAt: _due, ...auth } = item;
   return auth as unknown as AuthRequest;
 }
 
@@ -96,10 +98,13 @@ export function answerAuthRequest(
   nowSeconds: number,
   numberMatchCode?: string,
 ): Promise<AuthRequest | undefined> {
+  // Marked due in the same write, so an answer whose event never reached the queue is found by the sweep.
+  const due = announcementDue(authId, nowSeconds);
   return transition(
     authId,
-    'SET #status = :answered, answer = :answer',
+    `SET #status = :answered, answer = :answer, ${due.set}`,
     {
+      ...due.values,
       ':answered': 'ANSWERED',
       ':answer': answer,
       ':device': answer.deviceId,
@@ -133,10 +138,12 @@ export async function recordNumberMatchFailure(
     ' AND contains(deviceIds, :device) AND (attribute_not_exists(numberMatchFailures) OR numberMatchFailures < :last)',
   );
   if (counted) return counted;
+  const due = announcementDue(authId, nowSeconds);
   return transition(
     authId,
-    'SET numberMatchFailures = :max, numberMatchFailed = :failed, #status = :answered, answer = :answer',
+    `SET numberMatchFailures = :max, numberMatchFailed = :failed, #status = :answered, answer = :answer, ${due.set}`,
     {
+      ...due.values,
       ':max': max,
       ':last': max - 1,
       ':failed': true,

@@ -8,14 +8,18 @@ import {
 import { requireEnv } from '#shared/config';
 import { serviceUnavailable } from '#shared/errors';
 import type { ItemKey } from '#shared/store/keys';
+import { traced } from '#shared/tracing';
+import { checkTableAccess } from '#shared/store/table-grant-check';
 
 export const tableName = requireEnv('TABLE_NAME');
 
-const client = new DynamoDBClient({
-  maxAttempts: 3,
-  // A store that does not answer must become a 503 well inside the function timeout, not a hung request.
-  requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
-});
+const client = traced(
+  new DynamoDBClient({
+    maxAttempts: 3,
+    // A store that does not answer must become a 503 well inside the function timeout, not a hung request.
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+  }),
+);
 
 // After the SDK's own retries, a failure that is the store's and not the request's becomes one 503 for the caller.
 client.middlewareStack.add(
@@ -28,6 +32,15 @@ client.middlewareStack.add(
     }
   },
   { step: 'initialize', name: 'mapTransientStoreFailures' },
+);
+
+// The local runtime's stand-in for IAM (a no-op in AWS): after the document client has marshalled the input.
+client.middlewareStack.add(
+  (next, context) => (args) => {
+    checkTableAccess(context.commandName ?? '', args.input, tableName);
+    return next(args);
+  },
+  { step: 'build', name: 'checkTableGrant' },
 );
 
 export const dynamo = DynamoDBDocumentClient.from(client, {

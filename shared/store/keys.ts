@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Entity, EntityType } from '#shared/protocol/entity';
+import { itemKinds } from '#shared/store/item-kinds';
 
 /**
  * Every item key of the single table, in one place. Partitions are named after what they hold; handlers and use cases
@@ -31,6 +32,8 @@ import type { Entity, EntityType } from '#shared/protocol/entity';
  *   SDKKEY#<key>    SDKKEY       which directory an SDK key belongs to
  *   API             KEY#<kid>, CURRENT   the API's public keys
  *   JTI#<issuer>#<jti>  JTI      replay protection
+ *
+ * Each partition prefix is an item kind (item-kinds.ts): what a route declares it touches and IAM grants.
  */
 export interface ItemKey {
   readonly pk: string;
@@ -38,10 +41,10 @@ export interface ItemKey {
 }
 
 const partitionPrefix: Readonly<Record<EntityType, string>> = {
-  org: 'ORG#',
-  dir: 'DIR#',
-  svc: 'SVC#',
-  dev: 'DEV#',
+  org: itemKinds.organization.prefix,
+  dir: itemKinds.directory.prefix,
+  svc: itemKinds.service.prefix,
+  dev: itemKinds.device.prefix,
 };
 
 export function entityPartition(entity: Entity): string {
@@ -57,7 +60,7 @@ export const organizationKey = (organizationId: string): ItemKey =>
   entityHeadKey({ type: 'org', id: organizationId });
 
 /** One partition lists every organization, so the admin CLI never scans. */
-export const organizationListPartition = 'ORGS';
+export const organizationListPartition = itemKinds.organizationList.prefix;
 export const organizationListingKey = (organizationId: string): ItemKey => ({
   pk: organizationListPartition,
   sk: `ORG#${organizationId}`,
@@ -80,7 +83,7 @@ export const serviceRecordKey = (owner: Entity, serviceId: string): ItemKey => (
   sk: `${serviceRecordPrefix}${serviceId}`,
 });
 export const serviceNameClaimKey = (nameKey: string): ItemKey => ({
-  pk: `SVCNAME#${nameInKey(nameKey)}`,
+  pk: `${itemKinds.serviceName.prefix}${nameInKey(nameKey)}`,
   sk: 'CLAIM',
 });
 
@@ -122,7 +125,10 @@ export const fraudLockKey = (directoryId: string, identifier: string): ItemKey =
   pk: entityPartition({ type: 'dir', id: directoryId }),
   sk: `${fraudLockPrefix}${identifierDigest(identifier)}`,
 });
-export const userHeadKey = (userId: string): ItemKey => ({ pk: `USER#${userId}`, sk: 'HEAD' });
+export const userHeadKey = (userId: string): ItemKey => ({
+  pk: `${itemKinds.userHead.prefix}${userId}`,
+  sk: 'HEAD',
+});
 export const organizationUserIndexPrefix = (identifierHash: string) => `USERIDX#${identifierHash}#`;
 export const organizationUserIndexKey = (
   organizationId: string,
@@ -132,11 +138,23 @@ export const organizationUserIndexKey = (
   pk: entityPartition({ type: 'org', id: organizationId }),
   sk: `${organizationUserIndexPrefix(identifierHash)}${directoryId}`,
 });
-export const linkCodeKey = (code: string): ItemKey => ({ pk: `LINKCODE#${code}`, sk: 'LINKCODE' });
-export const authRequestKey = (authId: string): ItemKey => ({ pk: `AUTH#${authId}`, sk: 'AUTH' });
-export const v1AppKeyLookupKey = (appKey: string): ItemKey => ({ pk: `V1APP#${appKey}`, sk: 'V1APP' });
+export const linkCodeKey = (code: string): ItemKey => ({
+  pk: `${itemKinds.linkCode.prefix}${code}`,
+  sk: 'LINKCODE',
+});
+export const authRequestKey = (authId: string): ItemKey => ({
+  pk: `${itemKinds.authRequest.prefix}${authId}`,
+  sk: 'AUTH',
+});
+export const v1AppKeyLookupKey = (appKey: string): ItemKey => ({
+  pk: `${itemKinds.v1AppKey.prefix}${appKey}`,
+  sk: 'V1APP',
+});
 
-export const sdkKeyLookupKey = (sdkKey: string): ItemKey => ({ pk: `SDKKEY#${sdkKey}`, sk: 'SDKKEY' });
+export const sdkKeyLookupKey = (sdkKey: string): ItemKey => ({
+  pk: `${itemKinds.sdkKey.prefix}${sdkKey}`,
+  sk: 'SDKKEY',
+});
 
 /**
  * The sort-key range of an entity's head and keys: `HEAD` sorts just before `KEY#…`, so one Query returns both for
@@ -156,12 +174,12 @@ export const entityKeyKey = (entity: Entity, kid: string): ItemKey => ({
   sk: `${entityKeyPrefix}${kid}`,
 });
 
-export const apiKeyPartition = 'API';
+export const apiKeyPartition = itemKinds.apiPublicKey.prefix;
 export const apiKeyKey = (kid: string): ItemKey => ({ pk: apiKeyPartition, sk: `KEY#${kid}` });
 export const currentApiKeyKey: ItemKey = { pk: apiKeyPartition, sk: 'CURRENT' };
 
 /** jti records are scoped to their issuer: one entity's identifiers can never collide with another's. */
 export const jtiKey = (issuer: Entity, jti: string): ItemKey => ({
-  pk: `JTI#${entityPartition(issuer)}#${jti}`,
+  pk: `${itemKinds.jti.prefix}${entityPartition(issuer)}#${jti}`,
   sk: 'JTI',
 });

@@ -1,5 +1,5 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
-import { apiKeyRing } from '#shared/api-keys/current-key-ring';
+import { currentHashKey } from '#shared/api-keys/current-hash-key';
 import { type AuthAnswer, authRequestState } from '#shared/domain/auth-request';
 import { ApiError, invalidArgument, notFound } from '#shared/errors';
 import { publishEvent } from '#shared/events/publish';
@@ -9,7 +9,7 @@ import { answerAuthRequest, getAuthRequest } from '#shared/store/auth-requests';
 import type { HeadItem } from '#shared/store/heads';
 import { getUser, releasePendingSlot } from '#shared/store/users';
 import { isoSeconds } from '#shared/time';
-import { deviceUserKey } from '#shared/use-cases/device-auth-requests';
+import { deviceUserKey } from '#shared/use-cases/device-user-key';
 import { lockAfterFraud } from '#shared/use-cases/push-fatigue';
 import { numberMatchFailed } from '#shared/use-cases/auth-request-outcomes';
 import { matchNumber } from '#shared/use-cases/number-matching';
@@ -30,6 +30,7 @@ export interface DeviceAnswer {
 /**
  * Records a device's answer and announces it. Only a device the request was offered to may answer, once, while it is
  * pending; the same answer sent again (a retry after a failed enqueue) succeeds again and is announced once more.
+ * Answers the service the request is from, for the audit trail.
  */
 export async function answerAsDevice(
   device: Entity,
@@ -38,7 +39,7 @@ export async function answerAsDevice(
   input: DeviceAnswer,
   now: Date,
   baseUrl: string,
-): Promise<void> {
+): Promise<{ readonly serviceId: string }> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   if (!isUuid(authId)) throw notFound('There is no such request for this device');
   await checkPasskey(device, head, authId, input, baseUrl);
@@ -53,7 +54,8 @@ export async function answerAsDevice(
     input.numberMatchCode == null
       ? undefined
       : await matchNumber(authId, device.id, deviceUserKey(head), input.numberMatchCode, nowSeconds);
-  if (!(await answerAuthRequest(authId, answer, nowSeconds, matched))) {
+  let answered = await answerAuthRequest(authId, answer, nowSeconds, matched);
+  if (!answered) {
     const auth = await getAuthRequest(authId);
     if (!auth || !auth.deviceIds.includes(device.id))
       throw notFound('There is no such request for this device');
@@ -68,11 +70,13 @@ export async function answerAsDevice(
       if (state === 'cancelled') throw new ApiError('SVC-007', 'The request was cancelled');
       throw new ApiError('HTTP-408', 'The request has expired');
     }
+    answered = auth;
   }
   await releasePendingSlot(deviceUserKey(head), authId);
   if (input.fraud) await lockAfterFraud(deviceUserKey(head), nowSeconds);
   await publishEvent({ kind: 'authorization-response', authRequestId: authId });
   await publishEnded(authId);
+  return { serviceId: answered.serviceId };
 }
 
 /**
@@ -99,7 +103,7 @@ async function checkPasskey(
     key,
     deviceId: device.id,
     authRequestId: authId,
-    hashKey: (await apiKeyRing()).hashKey,
+    hashKey: await currentHashKey(),
     baseUrl,
   });
 }

@@ -1,14 +1,15 @@
+import { generateHashKey } from '#shared/api-keys/hash-key';
 import {
   type ApiKeyRingDocument,
   type ApiKeySize,
   generateApiKey,
   withApiKey,
   withCurrentApiKey,
-  withHashKey,
-  withVapidKeys,
   withoutApiKey,
+  withoutLegacyParts,
 } from '#shared/api-keys/key-ring';
-import type { ApiKeyRingStorage } from '#shared/api-keys/key-ring-storage';
+import type { ApiKeyRingStorage, KeyCustody, KeyPartStorage } from '#shared/api-keys/key-ring-storage';
+import { generateVapidKeys } from '#shared/api-keys/vapid-keys';
 import { keyId } from '#shared/protocol/kid';
 import { importPrivateKey, publicKeyPem } from '#shared/protocol/pem';
 import {
@@ -95,20 +96,91 @@ export async function publishApiKeyRing(ring: ApiKeyRingDocument): Promise<void>
 }
 
 /**
- * Makes sure a key ring exists in `storage` and serves: the first call creates one (an API key, the hash key and the
- * VAPID key pair; an older ring gets the last two it lacks), every call publishes the ring's public keys and its
- * current key to the table. Idempotent: a deployment runs it on every stack update, the local runtime at every start.
+ * Makes sure every part of the deployment's keys exists and serves: the first call makes an API key, the hash key and
+ * the VAPID key pair, each in its own place; every call publishes the ring's public keys and its current key to the
+ * table. A ring made when one secret held everything hands its hash key and VAPID keys over unchanged, so keyed
+ * hashes, sealed values and browsers' subscriptions survive; finishKeySplit drops the ring's copies later. Idempotent:
+ * a deployment runs it on every stack update, the local runtime at every start.
  */
-export async function ensureApiKeyRing(
-  storage: ApiKeyRingStorage,
+export async function ensureKeyCustody(
+  custody: KeyCustody,
   bits: ApiKeySize,
 ): Promise<{ created: boolean; current: string }> {
-  const ring = await storage.read();
+  const ring = await custody.apiKeys.read();
+  await ensurePart(
+    custody.hashKey,
+    ring?.hashKey === undefined ? undefined : { hashKey: ring.hashKey },
+    generateHashKey,
+    (a, b) => a.hashKey === b.hashKey,
+  );
+  await ensurePart(
+    custody.vapidKeys,
+    ring?.vapid,
+    generateVapidKeys,
+    (a, b) => a.publicKey === b.publicKey && a.privateKey === b.privateKey,
+  );
   if (!ring) {
-    const key = await addApiKey(storage, { bits, makeCurrent: true });
+    const key = await addApiKey(custody.apiKeys, { bits, makeCurrent: true });
     return { created: true, current: key.kid };
   }
-  if (!ring.hashKey || !ring.vapid) await storage.write(withVapidKeys(withHashKey(ring)));
+  if (hasLegacyParts(ring) && ring.splitAt === undefined)
+    await custody.apiKeys.write({ ...ring, splitAt: new Date().toISOString() });
   await publishApiKeyRing(ring);
   return { created: false, current: ring.current };
+}
+
+/**
+ * Drops the hash key and VAPID keys from a ring that was split at least `graceMs` ago, once their own places hold the
+ * same values. Not at the split itself: until the deployment that split it has finished, a rollback runs the older
+ * code, which reads them from the ring (and would make a new hash key if it found none).
+ */
+export async function finishKeySplit(
+  custody: KeyCustody,
+  options: { now: Date; graceMs: number },
+): Promise<{ finished: boolean }> {
+  const ring = await custody.apiKeys.read();
+  if (!ring || !hasLegacyParts(ring)) return { finished: false };
+  if (ring.splitAt === undefined || options.now.getTime() - Date.parse(ring.splitAt) < options.graceMs)
+    return { finished: false };
+  const [hashKey, vapid] = await Promise.all([custody.hashKey.read(), custody.vapidKeys.read()]);
+  const kept =
+    (ring.hashKey === undefined || hashKey?.hashKey === ring.hashKey) &&
+    (ring.vapid === undefined ||
+      (vapid?.publicKey === ring.vapid.publicKey && vapid.privateKey === ring.vapid.privateKey));
+  if (!kept)
+    throw new Error("The split key parts differ from the key ring's copies: leaving the ring as it is");
+  await custody.apiKeys.write(withoutLegacyParts(ring));
+  return { finished: true };
+}
+
+function hasLegacyParts(ring: ApiKeyRingDocument): boolean {
+  return ring.hashKey !== undefined || ring.vapid !== undefined;
+}
+
+/**
+ * Writes a key part that is missing: the ring's own copy if it has one, a new one otherwise. A part that exists and
+ * differs from the ring's copy is an error: one of them is wrong, and only an operator can say which.
+ */
+async function ensurePart<T>(
+  storage: KeyPartStorage<T>,
+  fromRing: T | undefined,
+  generate: () => T,
+  same: (a: T, b: T) => boolean,
+): Promise<void> {
+  const stored = await storage.read();
+  if (stored === undefined) {
+    await storage.write(fromRing ?? generate());
+    return;
+  }
+  if (fromRing !== undefined && !same(stored, fromRing))
+    throw new Error(
+      `The key part in ${storage.description} differs from the key ring's copy: refusing to choose`,
+    );
+}
+
+/** Days since the current API key was made, from its published half; undefined before there is one. */
+export async function currentApiKeyAgeDays(now: Date): Promise<number | undefined> {
+  const current = await getCurrentApiPublicKey();
+  if (!current) return undefined;
+  return Math.max(0, (now.getTime() - Date.parse(current.created)) / 86_400_000);
 }

@@ -1,4 +1,3 @@
-import { apiKeyRing } from '#shared/api-keys/current-key-ring';
 import { type AuthRequest, authRequestState, maxNumberMatchFailures } from '#shared/domain/auth-request';
 import { organizationUserHash, serviceUserHash, userPushId } from '#shared/domain/user-identity';
 import { ApiError, notFound } from '#shared/errors';
@@ -34,14 +33,20 @@ export function authorizationResponse(auth: AuthRequest, hashKey: Buffer): Autho
 /**
  * GET /service/v3/auths/{id} (docs/protocol.md#states): 204 while pending, and for an id the service does not know
  * (another service's request is unknown to it); 200 with the answer; 408 with no body once expired; SVC-007 once
- * cancelled.
+ * cancelled. `hashKey` is read only for an answer; the caller passes it so that this module leaves the hash key
+ * to the functions that answer polls.
  */
-export async function readAuthRequest(serviceId: string, authId: string, now: Date): Promise<Reply> {
+export async function readAuthRequest(
+  serviceId: string,
+  authId: string,
+  now: Date,
+  hashKey: () => Promise<Buffer>,
+): Promise<Reply> {
   const auth = await findAuthRequest(authId);
   if (!auth || auth.serviceId !== serviceId) return { status: 204 };
   switch (authRequestState(auth, Math.floor(now.getTime() / 1000))) {
     case 'answered':
-      return { status: 200, body: authorizationResponse(auth, (await apiKeyRing()).hashKey) };
+      return { status: 200, body: authorizationResponse(auth, await hashKey()) };
     case 'expired':
       await countExpiry(auth.id);
       return { status: 408 };

@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
+import { currentHashKey } from '#shared/api-keys/current-hash-key';
 import { apiKeyRing } from '#shared/api-keys/current-key-ring';
 import { type AuthRequest, authRequestState, type DenialReason } from '#shared/domain/auth-request';
 import { InvalidPolicyError } from '#shared/domain/policy/errors';
@@ -77,8 +78,7 @@ export async function createAuthRequest(
     ),
   );
 
-  const ring = await apiKeyRing();
-  const { user, directory } = await requireServiceUser(service, input.username, ring.hashKey);
+  const { user, directory } = await requireServiceUser(service, input.username, await currentHashKey());
   if (!directory.active) throw forbidden(`Directory ${directory.id} is inactive`);
   const denialReasons = input.denialReasons?.length ? input.denialReasons : null;
   if (denialReasons && directory.denial_context_inquiry_enabled !== true) {

@@ -1,20 +1,14 @@
-import { apiKeyRing } from '#shared/api-keys/current-key-ring';
+import { currentHashKey } from '#shared/api-keys/current-hash-key';
 import { type AuthRequest, authRequestState } from '#shared/domain/auth-request';
 import { responseEncryptionKey } from '#shared/domain/entity-key';
-import { notFound } from '#shared/errors';
 import type { Entity } from '#shared/protocol/entity';
 import { getAuthRequest } from '#shared/store/auth-requests';
 import { listEntityKeys } from '#shared/store/entity-keys';
 import type { HeadItem } from '#shared/store/heads';
 import { getUser } from '#shared/store/users';
 import { isoSeconds } from '#shared/time';
+import { deviceUserKey } from '#shared/use-cases/device-user-key';
 import { assertionRequest, devicePasskey } from '#shared/use-cases/passkeys';
-
-/** Where a linked device's user is, from the device's head. */
-export function deviceUserKey(head: HeadItem | undefined) {
-  if (!head) throw notFound('The device is not linked');
-  return { directoryId: head.directoryId as string, identifier: head.identifier as string };
-}
 
 /** What a device is shown of a request it may answer. */
 export interface PendingAuthRequestView {
@@ -76,7 +70,7 @@ export async function listPendingForDevice(
   };
   const passkey = devicePasskey(user, device.id);
   if (passkey) {
-    const { hashKey } = await apiKeyRing();
+    const hashKey = await currentHashKey();
     return [{ ...view, webauthn: assertionRequest(hashKey, passkey, auth.id, device.id, baseUrl) }];
   }
   return [view];

@@ -20,6 +20,15 @@ export interface DeviceLinkInput {
   readonly type?: string | null;
 }
 
+/** What the audit trail records of a link (the device API's one unsigned state change). */
+export interface LinkedDevice {
+  readonly organizationId: string;
+  readonly directoryId: string;
+  readonly identifier: string;
+  readonly deviceId: string;
+  readonly kid: string;
+}
+
 /**
  * A device links itself (this service's own device API): a valid code, an SDK key of the code's directory unless the
  * directory lets devices link with the code alone (web linking, on by default), and the device's public key, which it
@@ -29,6 +38,7 @@ export interface DeviceLinkInput {
 export async function linkDevice(
   input: DeviceLinkInput,
   now: Date,
+  recordLink: (link: LinkedDevice) => Promise<void> = async () => undefined,
 ): Promise<{ device_id: string; directory_id: string }> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const link = await getLinkCode(input.code, nowSeconds);
@@ -54,7 +64,8 @@ export async function linkDevice(
     directoryId: link.directoryId,
     identifier: link.identifier,
   });
-  await addEntityKey(entity, { publicKeyPem: input.publicKey, keyType: KeyType.both }, now);
+  const { kid } = await addEntityKey(entity, { publicKeyPem: input.publicKey, keyType: KeyType.both }, now);
+  await recordLink({ ...key, organizationId: link.organizationId, deviceId: link.deviceId, kid });
   await publishEvent({
     kind: 'device-link-completion',
     organizationId: link.organizationId,

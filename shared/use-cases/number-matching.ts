@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { noteForAudit } from '#shared/audit/audit-notes';
 import {
   type AuthAnswer,
   type AuthRequest,
@@ -47,7 +48,8 @@ export async function matchNumber(
       await publishEvent({ kind: 'authorization-response', authRequestId: authId });
     // The request is over: its prompt comes down on the user's devices now, not at expiry.
     await publishEnded(authId);
-    throw numberMatchFailed();
+    // The pipeline's audit record cannot tell this end of the request from a later answer's SVC-008.
+    throw noteForAudit(numberMatchFailed(), { auth_event: 'ended-by-wrong-codes' });
   }
   const left = maxNumberMatchFailures - (counted.numberMatchFailures ?? 0);
   throw new ApiError('SVC-009', `The number-matching code is wrong; ${left} attempts left`, {

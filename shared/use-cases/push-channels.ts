@@ -1,9 +1,8 @@
-import { apiKeyRing } from '#shared/api-keys/current-key-ring';
 import type { UserKey } from '#shared/domain/user';
-import { invalidArgument, notFound, serviceUnavailable } from '#shared/errors';
+import { invalidArgument, notFound } from '#shared/errors';
 import type { PushChannel } from '#shared/push/channel';
 import { getSealedPushCredentials } from '#shared/store/push-credentials';
-import { getUser, removeDevicePushChannel, setDevicePushChannel } from '#shared/store/users';
+import { removeDevicePushChannel, setDevicePushChannel } from '#shared/store/users';
 import { isoSeconds } from '#shared/time';
 import {
   type DestinationPolicy,
@@ -22,27 +21,6 @@ export interface PushRegistration {
   readonly webpush?: WebPushSubscription;
   readonly apns?: { readonly token: string; readonly environment: 'production' | 'sandbox' };
   readonly fcm?: { readonly token: string };
-}
-
-/** What GET /device/v3/push answers: the key to subscribe with, and which channel the device has now. */
-export interface PushSettingsView {
-  readonly vapid_public_key: string;
-  readonly channel: PushChannel['type'] | null;
-}
-
-/** The deployment's VAPID public key, which a browser needs (`applicationServerKey`) before it can subscribe. */
-export async function vapidPublicKey(): Promise<string> {
-  const { vapid } = await apiKeyRing();
-  if (!vapid)
-    throw serviceUnavailable('The API has no VAPID key yet; an operator must update the deployment');
-  return vapid.publicKey;
-}
-
-export async function describePushSettings(key: UserKey, deviceId: string): Promise<PushSettingsView> {
-  const [publicKey, user] = await Promise.all([vapidPublicKey(), getUser(key)]);
-  const device = user?.devices.find((each) => each.id === deviceId);
-  if (!device) throw notFound('The device is not linked');
-  return { vapid_public_key: publicKey, channel: device.push?.type ?? null };
 }
 
 /**

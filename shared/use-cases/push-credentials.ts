@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { apiKeyRing } from '#shared/api-keys/current-key-ring';
+import { currentHashKey } from '#shared/api-keys/current-hash-key';
 import type { FcmServiceAccount } from '#shared/domain/android-key';
 import type { ApnsCertificateCredentials, ApnsTokenCredentials } from '#shared/domain/apns-credentials';
 import { seal, unseal } from '#shared/domain/user-identity';
@@ -60,6 +60,6 @@ export function openPushCredentials(
 
 /** The directory's push credentials, opened with the deployment's hash key. */
 export async function directoryPushCredentials(directoryId: string): Promise<DirectoryPushCredentials> {
-  const [{ hashKey }, sealed] = await Promise.all([apiKeyRing(), getSealedPushCredentials(directoryId)]);
+  const [hashKey, sealed] = await Promise.all([currentHashKey(), getSealedPushCredentials(directoryId)]);
   return openPushCredentials(hashKey, sealed);
 }

@@ -1,4 +1,5 @@
-import { apiKeyRing } from '#shared/api-keys/current-key-ring';
+import { currentHashKey } from '#shared/api-keys/current-hash-key';
+import { currentVapidKeys } from '#shared/api-keys/current-vapid-keys';
 import type { ApnsChannel, FcmChannel, PushChannel, WebPushChannel } from '#shared/push/channel';
 import { apnsProvider } from '#shared/push/apns';
 import { fcmProvider } from '#shared/push/fcm';
@@ -37,8 +38,7 @@ export function pushProviders(
   let directory: Promise<DirectoryProviders> | undefined;
   return async (channel) => {
     if (channel.type === 'webpush') {
-      const { vapid } = await apiKeyRing();
-      if (!vapid) return 'the API key ring has no VAPID key pair';
+      const vapid = await currentVapidKeys();
       if (webPush?.publicKey !== vapid.publicKey) {
         webPush = {
           publicKey: vapid.publicKey,
@@ -70,7 +70,7 @@ async function directoryProviders(
   const cached = byDirectory.get(directoryId);
   if (cached?.made === made) return cached;
   cached?.apns?.close();
-  const { hashKey } = await apiKeyRing();
+  const hashKey = await currentHashKey();
   const credentials = openPushCredentials(hashKey, sealed);
   const apnsCredentials = credentials.apnsToken ?? credentials.apnsCertificate;
   const ca = settings.ca === undefined ? {} : { ca: settings.ca };

@@ -1,4 +1,4 @@
-import { apiKeyRing } from '#shared/api-keys/current-key-ring';
+import { currentHashKey } from '#shared/api-keys/current-hash-key';
 import { describeAndroidKey, InvalidAndroidKeyError, parseAndroidKey } from '#shared/domain/android-key';
 import { InvalidP12Error, inspectIosP12, type IosP12Inspection } from '#shared/domain/apns-credentials';
 import type { DirectoryChanges } from '#shared/domain/directory';
@@ -33,7 +33,7 @@ export async function updateDirectory(
   const android = update.androidKey == null ? update.androidKey : parse(update.androidKey);
   await requireDirectory(organizationId, directoryId);
   if (ios !== undefined || android !== undefined) {
-    const { hashKey } = await apiKeyRing();
+    const hashKey = await currentHashKey();
     await updateSealedPushCredentials(
       directoryId,
       sealPushCredentials(hashKey, {

@@ -1,4 +1,5 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { currentHashKey } from '#shared/api-keys/current-hash-key';
 import { apiKeyRing } from '#shared/api-keys/current-key-ring';
 import { authRequestState } from '#shared/domain/auth-request';
 import { canVerifySignatures } from '#shared/domain/entity-key';
@@ -113,13 +114,14 @@ export async function pollV1(query: V1PollQuery, now: Date): Promise<V1Reply> {
           v1MessageCodes.pollInvalidRequest as number,
         );
       }
+      const hashKey = await currentHashKey();
       return {
         status: 200,
         body: {
           auth: auth.answer.authV1,
-          user_hash: serviceUserHash(ring.hashKey, auth.serviceId, auth.userId),
+          user_hash: serviceUserHash(hashKey, auth.serviceId, auth.userId),
           ...(head?.directoryId === undefined
-            ? { organization_user: organizationUserHash(ring.hashKey, auth.organizationId, auth.userId) }
+            ? { organization_user: organizationUserHash(hashKey, auth.organizationId, auth.userId) }
             : {}),
         },
       };

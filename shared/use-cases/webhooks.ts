@@ -1,4 +1,4 @@
-import { apiKeyRing } from '#shared/api-keys/current-key-ring';
+import { currentHashKey } from '#shared/api-keys/current-hash-key';
 import { responseEncryptionKey } from '#shared/domain/entity-key';
 import { serviceUserHash } from '#shared/domain/user-identity';
 import type { WebhookEvent } from '#shared/events/webhook-event';
@@ -59,7 +59,7 @@ async function authorizationResponseWebhook(authRequestId: string): Promise<Buil
   const url = await callbackUrlOf(auth.serviceId);
   if (url === undefined) return undeliverable(`service ${auth.serviceId} no longer exists`);
   if (url === null) return { build: 'no-destination' };
-  const { hashKey } = await apiKeyRing();
+  const hashKey = await currentHashKey();
   const body = await encryptJson(
     { type: 'AUTHORIZATION_RESPONSE', ...authorizationResponse(auth, hashKey) },
     { kid: auth.requesterKid, publicKey: importPublicKey(auth.requesterPublicKey) },
@@ -84,7 +84,7 @@ async function sessionEndedWebhook(
   const url = await callbackUrlOf(event.serviceId);
   if (url === undefined) return undeliverable(`service ${event.serviceId} no longer exists`);
   if (url === null) return { build: 'no-destination' };
-  const { hashKey } = await apiKeyRing();
+  const hashKey = await currentHashKey();
   return {
     build: 'webhook',
     webhook: {

@@ -173,11 +173,12 @@ export async function benchColdStarts(
     return { label: `${route.method} ${route.path}`, event: table.route(request).event };
   };
 
-  // Only what the function's environment would hold: the store, the queues, the API key file, no tsx.
+  // Only what the function's environment would hold: the store, the queues, the key files, no tsx.
   const env = Object.fromEntries(
     Object.entries(process.env).filter(
       ([key]) =>
-        /^(AWS_|POWERTOOLS_|WEBHOOK_)/.test(key) || ['PATH', 'TABLE_NAME', 'API_KEYS_FILE'].includes(key),
+        /^(AWS_|POWERTOOLS_|WEBHOOK_)/.test(key) ||
+        ['PATH', 'TABLE_NAME', 'API_KEYS_FILE', 'HASH_KEY_FILE', 'VAPID_KEYS_FILE'].includes(key),
     ),
   );
   const node = (script: string, extra: Record<string, string> = {}) =>

@@ -13,6 +13,7 @@ import { benchManagement } from '#test/bench/management';
 import { benchPipeline } from '#test/bench/pipeline';
 import { benchPushCreateCost, benchPushes, createToPushTargetMs } from '#test/bench/pushes';
 import { benchScaling } from '#test/bench/scaling';
+import { benchRefusals } from '#test/bench/refusals';
 import { round } from '#test/bench/stats';
 import { benchWeb, firstScreenTargetMs, javascriptGzipTargetKb } from '#test/bench/web';
 import { benchWebhooks } from '#test/bench/webhooks';
@@ -21,6 +22,7 @@ const sections = [
   'cold-start',
   'scaling',
   'pipeline',
+  'refusals',
   'management',
   'auth-flow',
   'http',
@@ -39,6 +41,7 @@ const counts = {
   users: { full: 100_000, quick: 2_000 },
   services: { full: 1_000, quick: 100 },
   requests: { full: 1_000, quick: 100 },
+  'refusal-requests': { full: 300, quick: 30 },
   flows: { full: 200, quick: 20 },
   'cold-starts': { full: 3, quick: 1 },
   'http-requests': { full: 300, quick: 32 },
@@ -73,6 +76,11 @@ bench-results/quick.json or bench-results/only-<sections>.json, so the full run'
               store) and to --services services, with each figure's ratio to the 1-user one: it should stay flat.
   pipeline    One signed request with a body (POST /organization/v3/directories/list) in-process: server CPU,
               the unavoidable crypto, the store client's CPU, the ratios, latency, requests per second.
+  refusals    What refusing a signed route costs, in-process, next to a successful signed read: server CPU per
+              request and its ratio to the read, and store round trips, for a JWT signed by a key the issuer does
+              not have, a real key's JWT with a changed signature, a header that is not a JWT, an oversized one,
+              and a request without the origin secret behind CloudFront; and the RS512 signature every signed
+              answer (a 401 included) carries.
   management  Listing a directory's --services services, and creating services one after another.
   auth-flow   Approvals flow after flow for one user with the reference authenticator: flows per second, each
               step's store round trips and commands against the targets, the crypto's share of the server's CPU.
@@ -115,6 +123,7 @@ Options (full value / --quick value):
   --users <n>                users in the grown directory (100000 / 2000)
   --services <n>             services in the grown directory and in the management bench's (1000 / 100)
   --requests <n>             signed requests for the pipeline figures (1000 / 100)
+  --refusal-requests <n>     requests per kind in the refusals section (300 / 30)
   --flows <n>                authorization flows, one after another (200 / 20)
   --cold-starts <n>          fresh processes per bundle (3 / 1)
   --http-requests <n>        requests per endpoint class and connection count over HTTP, at least one per
@@ -145,6 +154,7 @@ const { values } = parseArgs({
     users: { type: 'string' },
     services: { type: 'string' },
     requests: { type: 'string' },
+    'refusal-requests': { type: 'string' },
     flows: { type: 'string' },
     'cold-starts': { type: 'string' },
     'http-requests': { type: 'string' },
@@ -213,7 +223,14 @@ const benchStarted = performance.now();
 let pushCreateCost: Awaited<ReturnType<typeof benchPushCreateCost>> | undefined;
 
 // The in-process sections share one environment (its store client is made once per process).
-const inProcess: readonly Section[] = ['cold-start', 'scaling', 'pipeline', 'management', 'auth-flow'];
+const inProcess: readonly Section[] = [
+  'cold-start',
+  'scaling',
+  'pipeline',
+  'refusals',
+  'management',
+  'auth-flow',
+];
 // The pushes section's in-process figure (what a push adds to a create) uses it too.
 if (inProcess.some(runs) || runs('pushes')) {
   const environment = await startBenchEnvironment();
@@ -368,6 +385,30 @@ if (inProcess.some(runs) || runs('pushes')) {
         'latency p99 ms': pipeline.latencyMs.p99,
         'requests/s, one after another': pipeline.requestsPerSecond,
       });
+    });
+
+    await section('refusals', async () => {
+      const refusals = await benchRefusals(environment, count('refusal-requests'));
+      report.refusals = refusals;
+      console.log(
+        `\nRefusals of a signed route (GET /organization/v3/directories), in-process, ${refusals.requests} each`,
+      );
+      console.table(
+        Object.fromEntries(
+          Object.entries(refusals.kinds).map(([kind, figures]) => [
+            kind,
+            {
+              answer: `${figures.status}${figures.errorCode ? ` ${figures.errorCode}` : ''}`,
+              'server CPU ms/request': figures.serverCpuMsPerRequest,
+              'ratio to the signed read': figures.ratioToSignedRead,
+              'store round trips': figures.storeRoundTrips,
+            },
+          ]),
+        ),
+      );
+      console.log(
+        `  one RS512 response signature (every signed answer, a 401 too): ${refusals.responseSignatureCpuMs} ms`,
+      );
     });
 
     await section('management', async () => {

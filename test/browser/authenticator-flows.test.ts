@@ -1,29 +1,20 @@
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
-import {
-  addVirtualAuthenticator,
-  deliverPush,
-  launchBrowser,
-  phonePage,
-  screenshot,
-  setLocation,
-  type VirtualAuthenticator,
-} from '#test/support/browser';
+import type { AuthScene } from '#test/support/auth-scene';
+import { deliverPush, screenshot, setLocation, type VirtualAuthenticator } from '#test/support/browser';
 import { type PushReceiver, startPushReceiver } from '#test/support/push-receiver';
 import { denialReasons } from '#test/support/requests';
 import { quickPushWorker } from '#test/support/push-scene';
-import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
+import type { TestRuntime } from '#test/support/runtime';
 import type { WebhookReceiver } from '#test/support/webhook-receiver';
 import { serviceWebhooks } from '#test/support/service-webhooks';
-import { ensureWebAuthenticator } from '#web/authenticator/build';
-import { click as clickOn, shows as showsOn } from './page-scene.ts';
+import { click as clickOn, type PageScene, shows as showsOn, startPageScene } from './page-scene.ts';
 
 /** The web authenticator's screens in a real headless Chromium, against the local runtime. */
 
+let pageScene: PageScene;
 let runtime: TestRuntime;
 let scene: AuthScene;
-let browser: Browser;
 let page: Page;
 let problems: string[];
 let passkey: VirtualAuthenticator;
@@ -42,16 +33,10 @@ beforeAll(async () => {
     ...quickPushWorker,
     WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
   });
-  await ensureWebAuthenticator();
-  runtime = await startTestRuntime();
-  const url = new URL(runtime.baseUrl);
-  url.hostname = 'localhost';
-  origin = url.origin;
-  scene = await newAuthScene(runtime);
+  pageScene = await startPageScene();
+  ({ runtime, scene, page, problems, passkey, origin } = pageScene);
   pushes = await startPushReceiver();
   webhooks = await serviceWebhooks(runtime, scene);
-  browser = await launchBrowser();
-  ({ page, problems } = await phonePage(browser));
   // A headless browser reaches no push service: the subscription is the loopback receiver's, as a real one would be.
   const subscription = pushes.subscribe('phone').json;
   await page.evaluateOnNewDocument((json) => {
@@ -66,13 +51,11 @@ beforeAll(async () => {
       );
     };
   }, subscription);
-  passkey = await addVirtualAuthenticator(page);
 }, 120_000);
 afterAll(async () => {
-  await browser?.close();
   await webhooks?.close();
   await pushes?.close();
-  await runtime?.stop();
+  await pageScene?.close();
 });
 
 const click = (text: string) => clickOn(page, text);

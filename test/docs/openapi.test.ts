@@ -119,6 +119,9 @@ describe('every handler', () => {
     vi.stubEnv('TABLE_NAME', 'openapi-test');
     vi.stubEnv('WEBHOOK_QUEUE_URL', 'https://sqs.us-east-1.amazonaws.com/123456789012/webhooks');
     vi.stubEnv('API_KEYS_SECRET_ID', 'arn:aws:secretsmanager:us-east-1:123456789012:secret:keys');
+    vi.stubEnv('HASH_KEY_SECRET_ID', 'arn:aws:secretsmanager:us-east-1:123456789012:secret:hash-key');
+    vi.stubEnv('VAPID_KEYS_SECRET_ID', 'arn:aws:secretsmanager:us-east-1:123456789012:secret:vapid-keys');
+    vi.stubEnv('AUDIT_TABLE_NAME', 'openapi-test-audit');
     const problems: string[] = [];
     for (const route of httpRoutes) {
       const key: RouteKey = `${route.method} ${route.path}`;

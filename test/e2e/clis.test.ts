@@ -217,7 +217,7 @@ describe('the CLIs beside a runtime started on another port', () => {
     expect(
       badUsage(
         await cli('admin', ['org', 'fly']),
-        'admin -- <command> [options]; commands: org create, org list, org key add, service v1-credentials, directory settings, directory push, directory apns-key, locks list, locks clear, webhooks dead-letters, webhooks redrive, push dead-letters, push redrive, api-key list, api-key add, api-key rotate, api-key revoke',
+        'admin -- <command> [options]; commands: org create, org list, org key add, service v1-credentials, directory settings, directory push, directory apns-key, locks list, locks clear, webhooks dead-letters, webhooks redrive, push dead-letters, push redrive, api-key list, api-key add, api-key rotate, api-key revoke, audit',
       ),
     ).toBe('Unknown command "org fly".');
   }, 60_000);
@@ -281,6 +281,7 @@ describe('the CLIs with no runtime to talk to', () => {
       ['admin', ['org', 'list']],
       ['admin', ['api-key', 'list']],
       ['admin', ['webhooks', 'dead-letters']],
+      ['admin', ['audit']],
     ] as const) {
       const line = oneLine(await cli(name, [...args], { DATA_DIR: never }), 3);
       expect(line).toContain(never);

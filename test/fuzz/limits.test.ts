@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpRoutes } from '#infra/routes';
 import { policyLimits } from '#shared/domain/policy/limits';
 import { maxRequestBodyBytes } from '#shared/http/event';
+import * as auditSchemas from '#shared/http/schemas/audit';
 import * as authRequestSchemas from '#shared/http/schemas/auth-requests';
 import * as deviceSchemas from '#shared/http/schemas/devices';
 import * as directorySchemas from '#shared/http/schemas/directories';
@@ -159,6 +160,26 @@ const paddedPem = (length: number) => {
   return `${pem}${'\n'.repeat(length - pem.length)}`;
 };
 const longDate = (length: number) => `2099-01-01T00:00:00.${'1'.repeat(length - 21)}Z`;
+
+/** A day of the audit rows' range, its fraction of a second as long as asked. */
+const auditDate = (day: string) => (length: number) => `${day}T00:00:00.${'1'.repeat(length - 21)}Z`;
+const auditQuery = { since: '2026-01-01T00:00:00Z', until: '2026-01-02T00:00:00Z' };
+
+/**
+ * A cursor of the audit endpoint's shape (base64url JSON of the organization and a record key in the range), padded
+ * to `length` characters with a field the endpoint ignores. Base64url has no length of the form 4n + 1: such a
+ * length, one past the longest, gets a stray character, and is refused by its length before anything decodes it.
+ */
+function auditCursor(organizationId: string, length: number): string {
+  if (length % 4 === 1) return `${auditCursor(organizationId, length - 1)}A`;
+  const cursor = (pad: string) =>
+    Buffer.from(
+      JSON.stringify({ o: organizationId, k: `2026-01-01T12:00:00.000Z#${'A'.repeat(22)}`, p: pad }),
+    ).toString('base64url');
+  let pad = '';
+  while (cursor(pad).length < length) pad += 'x';
+  return cursor(pad);
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Table helpers
@@ -640,6 +661,31 @@ function routeTable(fx: Fixture): RouteLimits[] {
       body: () => ({ directory_id: fx.spareDirectoryId, sdk_key: randomUUID() }),
       accepted: { status: 400, code: 'ORG-006' },
       fields: [spareDirectory, uuidField('sdk_key', () => randomUUID())],
+    },
+    {
+      method: 'POST',
+      path: '/organization/v3/audit/list',
+      schema: 'listAuditRecordsBody',
+      signer: 'organization',
+      subject: org,
+      body: () => auditQuery,
+      accepted: { status: 200 },
+      fields: [
+        text('since', 64, auditDate('2026-01-01')),
+        text('until', 64, auditDate('2026-01-02')),
+        { ...identifier, field: 'user', refusedAt: 'user' },
+        uuidField('service', () => fx.serviceId),
+        // A cursor of this organization and range, padded with a field the endpoint ignores to the longest it takes.
+        text('cursor', 256, (length) => auditCursor(fx.organization.slice('org:'.length), length)),
+        {
+          field: 'limit',
+          limit: 1000,
+          unit: 'value',
+          largest: () => 1000,
+          past: () => 1001,
+          refusedAt: 'limit',
+        },
+      ],
     },
     ...serviceRoutes(
       '/organization/v3',
@@ -1250,7 +1296,14 @@ async function paddedBody(route: RouteLimits, json: string, over: boolean): Prom
 describe('the table', () => {
   const bodySchemas = (): Map<string, v.GenericSchema> => {
     const schemas = new Map<string, v.GenericSchema>();
-    for (const module of [authRequestSchemas, deviceSchemas, directorySchemas, serviceSchemas, userSchemas]) {
+    for (const module of [
+      auditSchemas,
+      authRequestSchemas,
+      deviceSchemas,
+      directorySchemas,
+      serviceSchemas,
+      userSchemas,
+    ]) {
       for (const [name, value] of Object.entries(module)) {
         const type = (value as { type?: unknown }).type;
         if (type === 'strict_object' || type === 'object') schemas.set(name, value as v.GenericSchema);

@@ -15,6 +15,7 @@ import {
   webhookQueue,
 } from '#infra/routes';
 import { AuthorizationServiceStack, type AuthorizationServiceStackProps } from '#infra/stack';
+import { allRoleStatements, statementsOfRole as roleStatementsOf } from '#test/support/role-policies';
 
 interface Resource {
   readonly Type: string;
@@ -60,15 +61,9 @@ function environmentOf(fn: Resource): Record<string, string> {
   return (fn.Properties.Environment as { Variables?: Record<string, string> } | undefined)?.Variables ?? {};
 }
 
-/** Every statement of the inline policies attached to a role. */
+/** Every statement of a role's policies. */
 function statementsOfRole(roleId: string): Statement[] {
-  return Object.values(resources)
-    .filter(
-      (resource) =>
-        resource.Type === 'AWS::IAM::Policy' &&
-        (resource.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleId),
-    )
-    .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+  return roleStatementsOf(resources, roleId) as Statement[];
 }
 
 const actionsOf = (statement: Statement) => [statement.Action].flat();
@@ -77,8 +72,8 @@ const roleIdOf = (fn: Resource) => (fn.Properties.Role as { 'Fn::GetAtt': [strin
 describe('the stack built from the route table', () => {
   it('has one function per route and queue consumer, the fallback and the key ring function, all alike', () => {
     const functions = serviceFunctions();
-    // + the fallback, the key ring function and the web authenticator's.
-    expect(functions).toHaveLength(httpRoutes.length + webhookConsumers.length + pushConsumers.length + 3);
+    // + the fallback, the key ring function, its schedule, the web authenticator's and the announcement sweep.
+    expect(functions).toHaveLength(httpRoutes.length + webhookConsumers.length + pushConsumers.length + 5);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -229,10 +224,12 @@ describe('the stack built from the route table', () => {
       ([, fn]) => environmentOf(fn).WEBAUTHN_MODULE === './webauthn.mjs',
     );
     expect(loading).toHaveLength(httpRoutes.filter((route) => route.access.webAuthn).length);
-    expect(bundlingFor('device/answer-auth-request').commandHooks?.afterBundling('in', 'out')).toEqual([
+    expect(bundlingFor('device/answer-auth-request').commandHooks?.afterBundling('in', 'out')).toContainEqual(
       expect.stringContaining('esbuild shared/webauthn/library.ts --bundle'),
-    ]);
-    expect(bundlingFor('device/list-auth-requests').commandHooks).toBeUndefined();
+    );
+    expect(
+      bundlingFor('device/list-auth-requests').commandHooks?.afterBundling('in', 'out'),
+    ).not.toContainEqual(expect.stringContaining('shared/webauthn/library.ts'));
   });
 
   it('makes the API key ring at deploy time with a custom resource, never in the template', () => {
@@ -253,11 +250,20 @@ describe('the stack built from the route table', () => {
       '1 % or more of API requests answered 5xx for 15 minutes',
       '10 or more API requests answered 429 in 5 minutes',
       '25 % or more of API requests answered 4xx for 15 minutes',
+      '800 or more concurrent Lambda executions in this account and region',
+      'A function could not write an audit record; the record is in its log (message "Audit record not written").',
+      'API p99 latency at or above 2000 ms for 15 minutes',
+      'Answers announced by the sweep: their handler died before sending the event (see its logs)',
       'Lambda throttled invocations in this account and region',
+      'Push queue: oldest message 600 s old or more',
       'Pushes in the dead-letter queue: `admin push dead-letters` says why',
+      'The API key schedule (key age, scheduled rotation) failed: its logs say why',
+      'The current API key is 365 days old or more: rotate it (docs/deploy.md, key rotation)',
       'The push worker failed outright (its messages come back, then go to the DLQ)',
+      'The table throttled reads or writes',
       'The webhook worker failed outright (its messages come back, then go to the DLQ)',
       'Webhook events in the dead-letter queue: `admin webhooks dead-letters` says why',
+      'Webhook queue: oldest message 600 s old or more',
     ]);
   });
 });
@@ -286,32 +292,7 @@ describe('the alarms on refused requests', () => {
     });
   });
 
-  it('counts the 429s of the access log by its status field, and alarms on them', () => {
-    const [stage] = Object.values(template.findResources('AWS::ApiGatewayV2::Stage')) as Resource[];
-    const format = (stage?.Properties.AccessLogSettings as { Format: string }).Format;
-    // The filter's fields are the format's: a bracketed or quoted group is one field to CloudWatch.
-    const fields: string[] = format.match(/\[[^\]]*\]|"[^"]*"|\S+/g) ?? [];
-    const filters = Object.values(template.findResources('AWS::Logs::MetricFilter')) as Resource[];
-    expect(filters).toHaveLength(1);
-    const filter = filters[0]?.Properties ?? {};
-    const columns = /^\[(.*)\]$/.exec(filter.FilterPattern as string)?.[1]?.split(', ') ?? [];
-    expect(columns).toHaveLength(fields.length);
-    expect(columns[fields.indexOf('$context.status')]).toBe('status = 429');
-    expect(filter).toMatchObject({
-      LogGroupName: { Ref: expect.stringMatching(/^AccessLogs/) },
-      MetricTransformations: [
-        { MetricName: 'Throttled429', MetricNamespace: 'MfaAuthorization', MetricValue: '1' },
-      ],
-    });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      AlarmDescription: Match.stringLikeRegexp('answered 429'),
-      MetricName: 'Throttled429',
-      Namespace: 'MfaAuthorization',
-      Statistic: 'Sum',
-      Period: 300,
-      Threshold: 10,
-    });
-  });
+  // The 429 count by the access log's JSON status field: test/infra/observability.test.ts.
 
   it("takes its thresholds from the stack's props, and notifies like the others", () => {
     const { template: tuned } = synthesize({
@@ -331,9 +312,7 @@ describe('the alarms on refused requests', () => {
 
 describe('least privilege', () => {
   it('grants no wildcard action anywhere, and only the table actions the store uses', () => {
-    const statements = Object.values(resources)
-      .filter((resource) => resource.Type === 'AWS::IAM::Policy')
-      .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+    const statements = allRoleStatements(resources) as Statement[];
     expect(statements.flatMap(actionsOf).filter((action) => action.includes('*'))).toEqual([]);
     const tableUse = new Set(
       statements.flatMap(actionsOf).filter((action) => action.startsWith('dynamodb:')),
@@ -341,11 +320,12 @@ describe('least privilege', () => {
     expect([...tableUse].sort()).toEqual([...tableActions.read, ...tableActions.write].sort());
   });
 
-  it('lets only the functions that sign read the API key secret, and only the key ring function write it', () => {
+  it('lets only the functions given a key secret read one, and only the key ring function and its schedule write them', () => {
     for (const [id, fn] of serviceFunctions()) {
       const actions = statementsOfRole(roleIdOf(fn)).flatMap(actionsOf);
-      const signs = environmentOf(fn).API_KEYS_SECRET_ID !== undefined;
-      const keyRing = id.startsWith('ApiKeyRingFunction');
+      // test/infra/key-custody.test.ts checks which secret each reads.
+      const signs = Object.keys(environmentOf(fn)).some((name) => name.endsWith('_SECRET_ID'));
+      const keyRing = /^ApiKey(Ring|Schedule)Function/.test(id);
       expect({ id, reads: actions.includes('secretsmanager:GetSecretValue') }).toEqual({
         id,
         reads: signs || keyRing,
@@ -362,10 +342,11 @@ describe('least privilege', () => {
       statementsOfRole(roleIdOf(fn)).flatMap(actionsOf).includes('dynamodb:PutItem'),
     );
     const declared = [...httpRoutes, ...webhookConsumers, ...pushConsumers].filter(
-      (row) => row.access.table === 'write',
+      (row) => (row.access.table?.writes.length ?? 0) > 0,
     ).length;
-    // The fallback signs (a jti write) and the key ring function publishes public keys.
-    expect(writers).toHaveLength(declared + 2);
+    // The fallback signs (a jti write); the key ring function and its schedule (one role) publish public keys; the
+    // announcement sweep claims answers (infra/announcement-sweep.ts).
+    expect(writers).toHaveLength(declared + 4);
   });
 });
 

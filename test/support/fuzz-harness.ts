@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { CompactEncrypt, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import { lambdaContext } from '#infra/local/lambda-context';
+import { keyFilesBeside } from '#shared/api-keys/key-ring-storage';
 import { maxDetailLength } from '#shared/echo';
 import { errorStatus } from '#shared/errors';
 import type { HttpEvent } from '#shared/http/event';
@@ -179,19 +180,21 @@ async function encryptText(
     .encrypt(apiKey.publicKey);
 }
 
-/** What no answer may ever show: the API key ring's hash key and private keys, and the organization's private key. */
+/** What no answer may ever show: the hash key, the API's private keys, and the organization's private key. */
 async function secretsOf(runtime: TestRuntime): Promise<string[]> {
   const ring = JSON.parse(await readFile(runtime.runtime.apiKeysFile, 'utf8')) as {
-    hashKey?: string;
     keys: { privateKey: string }[];
   };
+  const { hashKey } = JSON.parse(
+    await readFile(keyFilesBeside(runtime.runtime.apiKeysFile).hashKey, 'utf8'),
+  ) as { hashKey: string };
   const pemLines = (pem: string) =>
     pem
       .split('\n')
       .filter((line) => line.length >= 40 && !line.startsWith('-----'))
       .slice(0, 3);
   return [
-    ...(ring.hashKey ? [ring.hashKey] : []),
+    hashKey,
     ...ring.keys.flatMap((key) => pemLines(key.privateKey)),
     ...pemLines(runtime.organizationKeyPem),
   ];

@@ -1,5 +1,5 @@
 import { build } from 'esbuild';
-import { bundlingFor } from '#infra/route-function';
+import { bundlingFor, credentialChainPackage, lambdaCredentials } from '#infra/route-function';
 import { fallbackRoute, httpRoutes, pushConsumers, webAppRoute, webhookConsumers } from '#infra/routes';
 
 /** Every function the stack deploys, by its module under functions/. */
@@ -11,6 +11,7 @@ export const bundledHandlers = [
     ...webhookConsumers.map((consumer) => consumer.handler),
     ...pushConsumers.map((consumer) => consumer.handler),
     'deploy/api-key-ring',
+    'deploy/api-key-schedule',
   ]),
 ];
 
@@ -40,6 +41,7 @@ export async function buildHandlerBundles(outdir: string, handlers: readonly str
       mainFields: bundling.mainFields,
       external: bundling.externalModules,
       banner: { js: bundling.banner },
+      alias: { [credentialChainPackage]: lambdaCredentials },
       logLevel: 'silent',
     });
   }

@@ -51,18 +51,10 @@ export async function createPasskey(options: CreationOptionsJson): Promise<Recor
   })) as PublicKeyCredential | null;
   if (!credential) throw new DOMException('No passkey was made', 'NotAllowedError');
   const response = credential.response as AuthenticatorAttestationResponse;
-  return {
-    id: credential.id,
-    rawId: toBase64url(credential.rawId),
-    type: credential.type,
-    authenticatorAttachment: credential.authenticatorAttachment ?? undefined,
-    clientExtensionResults: credential.getClientExtensionResults(),
-    response: {
-      clientDataJSON: toBase64url(response.clientDataJSON),
-      attestationObject: toBase64url(response.attestationObject),
-      transports: response.getTransports?.() ?? [],
-    },
-  };
+  return credentialJson(credential, {
+    attestationObject: toBase64url(response.attestationObject),
+    transports: response.getTransports?.() ?? [],
+  });
 }
 
 /** The passkey ceremony for an answer, with user verification required; the same rule about the tap applies. */
@@ -81,18 +73,25 @@ export async function assertPasskey(request: AssertionRequest): Promise<Record<s
   })) as PublicKeyCredential | null;
   if (!credential) throw new DOMException('No passkey answered', 'NotAllowedError');
   const response = credential.response as AuthenticatorAssertionResponse;
+  return credentialJson(credential, {
+    authenticatorData: toBase64url(response.authenticatorData),
+    signature: toBase64url(response.signature),
+    ...(response.userHandle ? { userHandle: toBase64url(response.userHandle) } : {}),
+  });
+}
+
+/** A credential as WebAuthn's JSON has it (`PublicKeyCredential.toJSON()`), with its ceremony's own response fields. */
+function credentialJson(
+  credential: PublicKeyCredential,
+  response: Record<string, unknown>,
+): Record<string, unknown> {
   return {
     id: credential.id,
     rawId: toBase64url(credential.rawId),
     type: credential.type,
     authenticatorAttachment: credential.authenticatorAttachment ?? undefined,
     clientExtensionResults: credential.getClientExtensionResults(),
-    response: {
-      clientDataJSON: toBase64url(response.clientDataJSON),
-      authenticatorData: toBase64url(response.authenticatorData),
-      signature: toBase64url(response.signature),
-      ...(response.userHandle ? { userHandle: toBase64url(response.userHandle) } : {}),
-    },
+    response: { clientDataJSON: toBase64url(credential.response.clientDataJSON), ...response },
   };
 }
 

@@ -346,6 +346,15 @@ export const operations: Readonly<Record<RouteKey, OperationDoc>> = {
     errors: ['ORG-005', 'ORG-006'],
     see: 'management-api',
   },
+  'POST /organization/v3/audit/list': {
+    summary: "The organization's audit trail",
+    description:
+      "An extension no SDK calls. The organization's records from since to until (at most 31 days), oldest first: every change of state, every authorization request's fate, every refusal of a request whose signature verified. Never a secret, a code, a key or an answer. An organization reads only its own records, and only with its own key.",
+    subject: 'org',
+    body: 'ListAuditRecordsBody',
+    answers: [ok('AuditRecords')],
+    see: 'audit-trail',
+  },
   ...serviceOperations('/organization/v3', 'org'),
   ...serviceOperations('/directory/v3', 'dir'),
 

@@ -7,6 +7,7 @@ import {
   usernameBody,
   verifyTotpBody,
 } from '#shared/http/schemas/auth-requests';
+import { listAuditRecordsBody } from '#shared/http/schemas/audit';
 import { displayName, flag, httpUrl, isoDate, uuid } from '#shared/http/schemas/common';
 import {
   endDeviceSessionBody,
@@ -100,6 +101,18 @@ const serviceKeyBodies = keyBodies('service_id');
 /** Every request body, by the name the document gives it: the very schemas the handlers validate with. */
 export const requestBodies = {
   CreateDirectoryBody: { schema: createDirectoryBody },
+  ListAuditRecordsBody: {
+    schema: listAuditRecordsBody,
+    description: 'Filters are exact matches; at most 31 days from since to until.',
+    notes: {
+      since: 'The first instant of the range (inclusive).',
+      until: 'The end of the range (exclusive), later than since.',
+      user: "A directory user's identifier.",
+      service: 'A service id.',
+      cursor: 'The cursor of the previous page, with the same range and filters.',
+      limit: 'Most records in the answer; 100 when absent.',
+    },
+  },
   ListDirectoriesByIdsBody: { schema: listDirectoriesByIdsBody },
   UpdateDirectoryBody: {
     schema: updateDirectoryBody,

@@ -1,3 +1,5 @@
+import { type AuditRecord, auditOutcomes } from '#shared/audit/audit-record';
+import type { AuditRecordsAnswer } from '#shared/audit/list-audit-records';
 import type { DenialReason } from '#shared/domain/auth-request';
 import type { DirectoryView } from '#shared/domain/directory';
 import { KeyType } from '#shared/domain/entity-key';
@@ -11,7 +13,7 @@ import type { PendingAuthRequestView } from '#shared/use-cases/device-auth-reque
 import type { listDevices, StartedLink } from '#shared/use-cases/devices';
 import type { EntityKeyView } from '#shared/use-cases/entity-keys';
 import type { linkDevice } from '#shared/use-cases/link-device';
-import type { PushSettingsView } from '#shared/use-cases/push-channels';
+import type { PushSettingsView } from '#shared/use-cases/push-settings';
 import type { SessionView } from '#shared/use-cases/sessions';
 import type { TotpSetup, TotpState } from '#shared/use-cases/totp';
 import { type JsonSchema, schemaRef } from '#shared/http/openapi/json-schema';
@@ -86,6 +88,67 @@ export const responseSchemas = {
     "SVC-005's error_data: the user's pending request",
   ),
   Created: object<{ id: string }>({ id: uuid }),
+  AuditRecords: object<AuditRecordsAnswer>(
+    {
+      records: arrayOf({ $ref: schemaRef('AuditRecord') }, 'Oldest first'),
+      cursor: text('Send it back with the same range and filters for the next page; absent on the last'),
+    },
+    undefined,
+    ['cursor'],
+  ),
+  AuditRecord: object<AuditRecord>(
+    {
+      organization_id: uuid,
+      time: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When the request arrived, ISO 8601 with milliseconds',
+      },
+      request_id: text("API Gateway's request id"),
+      source_ip: text("The caller's address"),
+      actor_type: {
+        type: 'string',
+        enum: ['org', 'dir', 'svc', 'dev'],
+        description: 'The kind of entity that signed',
+      },
+      actor_id: uuid,
+      kid: text('The key it signed with'),
+      subject: text('The entity it acted for (`svc:<id>`), when not itself'),
+      operation: text('Method and route: `POST /service/v3/auths`'),
+      directory_id: uuid,
+      service_id: uuid,
+      user: text("The directory user's identifier"),
+      device_id: uuid,
+      auth_request_id: uuid,
+      target_id: text('The entity or key the operation created, changed or removed'),
+      outcome: {
+        type: 'string',
+        enum: [...auditOutcomes],
+        description: '2xx success, 4xx refused, 5xx failed',
+      },
+      status: { type: 'integer', description: 'The HTTP status answered' },
+      error_code: text('The error code answered, on a refusal or failure'),
+      auth_event: {
+        type: 'string',
+        enum: ['created', 'answered', 'denied-as-fraud', 'cancelled', 'ended-by-wrong-codes', 'expired'],
+        description:
+          "What the operation did to an authorization request (the service never sees the answer's content)",
+      },
+    },
+    'One entry of the audit trail: never a secret, a code, a key or an answer',
+    [
+      'kid',
+      'subject',
+      'directory_id',
+      'service_id',
+      'user',
+      'device_id',
+      'auth_request_id',
+      'target_id',
+      'error_code',
+      'auth_event',
+    ],
+  ),
   KeyAdded: object<{ key_id: string }>({ key_id: text('The kid (docs/protocol.md#key-ids)') }),
   SdkKeyGenerated: object<{ sdk_key: string }>({ sdk_key: uuid }),
   Directory: object<DirectoryView>(

@@ -108,9 +108,9 @@ describe('pushing through APNs', () => {
   });
 
   it("uses the operator's token key rather than the certificate, in the sandbox for a development build", async () => {
-    const { apiKeyRing } = await import('#shared/api-keys/current-key-ring');
+    const { currentHashKey } = await import('#shared/api-keys/current-hash-key');
     const { setApnsTokenKey } = await import('#shared/use-cases/directory-push');
-    const view = await setApnsTokenKey(scene.directoryId, (await apiKeyRing()).hashKey, testTokenKey);
+    const view = await setApnsTokenKey(scene.directoryId, await currentHashKey(), testTokenKey);
     expect(view).toMatchObject({
       apns_uses: 'token key',
       apns_certificate: 'topic com.example.authenticator',

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   generateApiKey,
@@ -6,6 +7,7 @@ import {
   withApiKey,
   withCurrentApiKey,
   withoutApiKey,
+  withoutLegacyParts,
 } from '#shared/api-keys/key-ring';
 import { keyId } from '#shared/protocol/kid';
 
@@ -33,10 +35,11 @@ describe('the API key ring', () => {
     expect(ring.decryptionKey('00:11')).toBeUndefined();
   });
 
-  it('revokes a key that is not current: it no longer decrypts, and the hash key stays', () => {
-    const rotated = withApiKey(withApiKey(undefined, first, true), second, true);
+  it('revokes a key that is not current: it no longer decrypts, and a ring not yet split keeps its hash key', () => {
+    const legacy = { ...withApiKey(undefined, first, true), hashKey: randomBytes(32).toString('base64') };
+    const rotated = withApiKey(legacy, second, true);
     const revoked = withoutApiKey(rotated, first.kid);
-    expect(revoked.hashKey).toBe(rotated.hashKey);
+    expect(revoked.hashKey).toBe(legacy.hashKey);
     const ring = openApiKeyRing(revoked);
     expect(ring.decryptionKey(first.kid)).toBeUndefined();
     expect(ring.privateKeys).toEqual([ring.current.privateKey]);
@@ -60,6 +63,11 @@ describe('the API key ring', () => {
     expect(() => openApiKeyRing({ current: second.kid, keys: [first] })).toThrow(
       /no key for its current kid/,
     );
+  });
+
+  it('drops the parts an older ring held, once they are kept apart', () => {
+    const legacy = { ...withApiKey(undefined, first, true), hashKey: 'x', splitAt: '2026-01-01T00:00:00Z' };
+    expect(withoutLegacyParts(legacy)).toEqual({ current: first.kid, keys: [first] });
   });
 
   it('parses only documents with current and keys', () => {

@@ -1,0 +1,78 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { auditFailureMetric } from '#shared/audit/audit-record';
+import { partitionKeyName, sortKeyName, timeToLiveAttribute } from '#shared/store/table-definition';
+
+export interface AuditStoreProps {
+  /** Keep the table when the stack is deleted, and refuse its deletion. */
+  readonly protectData: boolean;
+  readonly metricsNamespace: string;
+  /** The `service` dimension of the functions' own metrics. */
+  readonly serviceName: string;
+}
+
+/**
+ * The audit trail's table, apart from the service's own so that no grant on one reaches the other: on demand, with
+ * point-in-time recovery, records purged by TTL when their retention ends. Its resource policy refuses UpdateItem,
+ * DeleteItem and BatchWriteItem to every principal, the account's administrators included, so that a record, once
+ * put, stays as it was until TTL removes it (TTL deletes are the service's own and pass no policy). The policy
+ * leaves the table's management alone (an administrator can still read, change the policy or restore from backup),
+ * so nobody is locked out of their own table.
+ */
+export class AuditStore extends Construct {
+  readonly table: TableV2;
+  /** Goes off when a function could not write a record and logged it instead (shared/audit/write-audit-record.ts). */
+  readonly alarm: Alarm;
+
+  constructor(scope: Construct, id: string, props: AuditStoreProps) {
+    super(scope, id);
+    this.table = new TableV2(this, 'Table', {
+      partitionKey: { name: partitionKeyName, type: AttributeType.STRING },
+      sortKey: { name: sortKeyName, type: AttributeType.STRING },
+      billing: Billing.onDemand(),
+      timeToLiveAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryptionV2.awsManagedKey(),
+      deletionProtection: props.protectData,
+      removalPolicy: props.protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      resourcePolicy: new PolicyDocument({
+        statements: [
+          new PolicyStatement({
+            sid: 'AppendOnly',
+            effect: Effect.DENY,
+            principals: [new AnyPrincipal()],
+            actions: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+            // A table's resource policy names the table as `*`: its own ARN is not known before it exists.
+            resources: ['*'],
+          }),
+        ],
+      }),
+    });
+    this.alarm = new Alarm(this, 'AuditRecordsNotWritten', {
+      alarmDescription:
+        'A function could not write an audit record; the record is in its log (message "Audit record not written").',
+      metric: new Metric({
+        namespace: props.metricsNamespace,
+        metricName: auditFailureMetric,
+        dimensionsMap: { service: props.serviceName },
+        statistic: 'Sum',
+        period: Duration.minutes(5),
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  }
+
+  /** Sends the alarm where the stack's monitoring sends its own: its alarm topic, when it has one (an alarm e-mail). */
+  notifyLike(monitoring: Construct): void {
+    const topic = monitoring.node.tryFindChild('AlarmTopic');
+    if (topic instanceof Topic) this.alarm.addAlarmAction(new SnsAction(topic));
+  }
+}
