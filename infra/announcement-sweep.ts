@@ -20,6 +20,7 @@ import {
   announcementDueAttribute,
   announcementIndexName,
   announcementShardAttribute,
+  announcementShardPrefix,
 } from '#shared/store/table-definition';
 
 /**
@@ -54,6 +55,11 @@ export class AnnouncementSweep extends Construct {
       new PolicyStatement({
         actions: ['dynamodb:Query'],
         resources: [`${resources.table.tableArn}/index/${announcementIndexName}`],
+        // Only the index's own shards, as the table's grants name their item kinds.
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${announcementShardPrefix}*`] },
+          Null: { 'dynamodb:LeadingKeys': 'false' },
+        },
       }),
     );
     this.function = new RouteFunction(scope, 'SweepAnnouncements', {

@@ -45,6 +45,9 @@ const edge =
         originSecretGeneration: number('originSecretGeneration') ?? edgeDefaults.originSecretGeneration,
       }
     : undefined;
+const loginReservedConcurrency = number('loginReservedConcurrency');
+if (loginReservedConcurrency !== undefined && !Number.isInteger(loginReservedConcurrency))
+  throw new Error(`-c loginReservedConcurrency must be a whole number, not ${loginReservedConcurrency}`);
 const props: AuthorizationServiceStackProps = {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   protectData: context('protectData') !== 'false',
@@ -53,6 +56,7 @@ const props: AuthorizationServiceStackProps = {
   ...(context('stageName') ? { stageName: context('stageName') } : {}),
   ...(domainName && certificateArn ? { customDomain: { domainName, certificateArn } } : {}),
   ...(context('apiKeyBits') ? { apiKeyBits: number('apiKeyBits') as ApiKeySize } : {}),
+  ...(loginReservedConcurrency ? { loginReservedConcurrency } : {}),
   ...(number('apiKeyMaxAgeDays') ? { apiKeyMaxAgeDays: number('apiKeyMaxAgeDays') } : {}),
   ...(number('apiKeyRotationDays') ? { apiKeyRotationDays: number('apiKeyRotationDays') } : {}),
   ...(context('keyAdministrators')

@@ -140,10 +140,11 @@ export class Edge extends Construct {
         compress: false,
       },
       httpVersion: HttpVersion.HTTP2_AND_3,
-      minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
       webAclId: webAcl.arn,
+      // The cloudfront.net certificate's policy is CloudFront's own and fixed: a minimum applies only to a domain's.
       ...(props.customDomain
         ? {
+            minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
             domainNames: [props.customDomain.domainName],
             certificate: Certificate.fromCertificateArn(
               this,

@@ -41,6 +41,8 @@ export interface RouteFunctionProps {
   readonly role: Role;
   readonly memorySize?: number;
   readonly timeout?: Duration;
+  /** Concurrency set aside for this function alone, which also caps it. */
+  readonly reservedConcurrency?: number;
 }
 
 /** The service name of every function's logs, traces and metrics (the `service` dimension). */
@@ -181,6 +183,7 @@ export class RouteFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? memoryFor(access),
       timeout: props.timeout ?? Duration.seconds(10),
+      ...(props.reservedConcurrency ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       logGroup,
       loggingFormat: LoggingFormat.JSON,
       // X-Ray: the handler's segment and its AWS SDK calls, by the tracer beside the bundle (shared/tracing.ts).

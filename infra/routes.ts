@@ -101,6 +101,17 @@ const hashes: Access = { hashKey: true };
 /** Operations that register or check a device's passkey. */
 const passkeys: Access = { webAuthn: true };
 
+/**
+ * The functions a login waits on, from the application's request to its answer: create, the device's list and
+ * answer, the poll. `-c loginReservedConcurrency` sets concurrency aside for each of them.
+ */
+export const loginHandlers: readonly string[] = [
+  'service/create-auth-request',
+  'device/list-auth-requests',
+  'device/answer-auth-request',
+  'service/get-auth-request',
+];
+
 export const httpRoutes: readonly HttpRoute[] = [
   unsigned('GET', '/public/v3/ping', 'public/ping', {}),
   unsigned('GET', '/public/v3/public-key', 'public/get-public-key', table(['apiPublicKey'], [])),

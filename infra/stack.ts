@@ -34,6 +34,7 @@ import {
   consumerId,
   fallbackRoute,
   httpRoutes,
+  loginHandlers,
   keyRingAccess,
   pushConsumers,
   pushDelivery,
@@ -74,6 +75,11 @@ export interface AuthorizationServiceStackProps extends StackProps {
   readonly keyAdministrators?: readonly string[];
   /** Steady requests per second and burst the stage accepts before answering 429 (default 100 and 200). */
   readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * Concurrency reserved for each function a login waits on ({@link loginHandlers}), so that a burst elsewhere in the
+   * account cannot take it; none by default (an account must keep 100 unreserved, and new accounts may have less).
+   */
+  readonly loginReservedConcurrency?: number;
   /**
    * Networks (comma-separated CIDRs) webhooks may reach although they are private, e.g. receivers inside a VPC the
    * worker is attached to. None by default: only public addresses.
@@ -233,6 +239,9 @@ export class AuthorizationServiceStack extends Stack {
         access: route.access,
         resources,
         role: roles.roleFor(route.access),
+        ...(props.loginReservedConcurrency && loginHandlers.includes(route.handler)
+          ? { reservedConcurrency: props.loginReservedConcurrency }
+          : {}),
       });
       apiFunctions.push(handler);
       api.addRoutes({

@@ -5,6 +5,7 @@ import {
   announcementDueAttribute,
   announcementIndexName,
   announcementShardAttribute,
+  announcementShardPrefix,
   announcementShards,
 } from '#shared/store/table-definition';
 
@@ -22,7 +23,7 @@ export function announcementDue(
   };
 }
 
-const shardOf = (authId: string) => `due#${authId.slice(0, 1).toLowerCase()}`;
+const shardOf = (authId: string) => `${announcementShardPrefix}${authId.slice(0, 1).toLowerCase()}`;
 
 /** A request whose answer was marked due at `dueAt` (epoch seconds) and is still marked. */
 export interface DueAnnouncement {
@@ -46,7 +47,7 @@ export async function dueAnnouncements(cutoff: number): Promise<DueAnnouncement[
             '#shard': announcementShardAttribute,
             '#due': announcementDueAttribute,
           },
-          ExpressionAttributeValues: { ':shard': `due#${shard}`, ':cutoff': cutoff },
+          ExpressionAttributeValues: { ':shard': `${announcementShardPrefix}${shard}`, ':cutoff': cutoff },
           Limit: pageSize,
         }),
       ),

@@ -15,3 +15,6 @@ export const announcementIndexName = 'announcements';
 export const announcementShardAttribute = 'announceShard';
 export const announcementDueAttribute = 'announceDueAt';
 export const announcementShards = [...'0123456789abcdef'];
+
+/** What every partition value of the announcement index begins with: the sweep's grant names it. */
+export const announcementShardPrefix = 'due#';

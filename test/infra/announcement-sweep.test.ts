@@ -3,7 +3,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AuthorizationServiceStack } from '#infra/stack';
-import { statementsOfRole } from '#test/support/role-policies';
+import { type PolicyStatementJson, statementsOfRole } from '#test/support/role-policies';
 
 interface Resource {
   readonly Type: string;
@@ -26,7 +26,7 @@ const ofType = (type: string): [string, Resource][] =>
   Object.entries(resources).filter(([, resource]) => resource.Type === type);
 
 /** Every statement of the inline policies of the role a function runs as. */
-function statementsOf(functionId: string): { Action: unknown; Resource: unknown }[] {
+function statementsOf(functionId: string): PolicyStatementJson[] {
   const role = (resources[functionId]?.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
   return statementsOfRole(resources, role);
 }
@@ -65,6 +65,13 @@ describe('the announcement sweep', () => {
     const statements = statementsOf(sweep);
     const query = statements.filter((statement) => [statement.Action].flat().includes('dynamodb:Query'));
     expect(JSON.stringify(query)).toContain('/index/announcements');
+    const onIndex = query.filter((statement) => JSON.stringify(statement.Resource).includes('/index/'));
+    expect(onIndex.map((statement) => statement.Condition)).toEqual([
+      {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['due#*'] },
+        Null: { 'dynamodb:LeadingKeys': 'false' },
+      },
+    ]);
     expect(JSON.stringify(statements)).toMatch(/WebhookQueue/);
     expect(JSON.stringify(statements)).not.toMatch(/PushQueue|secretsmanager/);
   });

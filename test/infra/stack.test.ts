@@ -6,9 +6,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bundlingFor, tableActions } from '#infra/route-function';
 import {
   httpRoutes,
+  loginHandlers,
   pushConsumers,
   pushDelivery,
   pushQueue,
+  routeId,
   webAppRoute,
   webhookConsumers,
   webhookDelivery,
@@ -265,6 +267,34 @@ describe('the stack built from the route table', () => {
       'Webhook events in the dead-letter queue: `admin webhooks dead-letters` says why',
       'Webhook queue: oldest message 600 s old or more',
     ]);
+  });
+});
+
+describe('concurrency reserved for logins', () => {
+  const reserved = (resources: Record<string, Resource>) =>
+    Object.fromEntries(
+      Object.entries(resources).flatMap(([id, resource]) =>
+        resource.Type === 'AWS::Lambda::Function' && resource.Properties.ReservedConcurrentExecutions
+          ? [[id, resource.Properties.ReservedConcurrentExecutions]]
+          : [],
+      ),
+    );
+
+  it('reserves none by default: an account must keep 100 unreserved, and a new one may have less', () => {
+    expect(reserved(resources)).toEqual({});
+  });
+
+  it('reserves what -c loginReservedConcurrency asks for each function a login waits on, and for no other', () => {
+    const { template: withReserve } = synthesize({ loginReservedConcurrency: 50 });
+    const byId = reserved(withReserve.toJSON().Resources as Record<string, Resource>);
+    const loginRouteIds = httpRoutes
+      .filter((route) => loginHandlers.includes(route.handler))
+      .map((route) => routeId(route));
+    expect(loginRouteIds).toHaveLength(loginHandlers.length);
+    const routeOf = (logicalId: string) =>
+      loginRouteIds.find((id) => new RegExp(`^${id}[0-9A-F]{8}$`).test(logicalId));
+    expect(Object.keys(byId).map(routeOf).sort()).toEqual([...loginRouteIds].sort());
+    expect(new Set(Object.values(byId))).toEqual(new Set([50]));
   });
 });
 
