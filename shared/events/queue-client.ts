@@ -9,6 +9,11 @@ export const queueClient = traced(
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
   }),
 );
+// As the store's client: the logger's and the user agent's middleware cost CPU on every send for nothing we use.
+// Recursion detection stays: Lambda's loop detection reads the trace header it adds to each message.
+for (const name of ['loggerMiddleware', 'getUserAgentMiddleware']) {
+  if (!queueClient.middlewareStack.remove(name)) throw new Error(`The queue client has no ${name} to remove`);
+}
 
 /** Moves a message to a dead-letter queue with the reason, for an operator to read and re-drive. */
 export async function sendToDeadLetters(

@@ -6,30 +6,36 @@ import type { AuthorizationResponse } from '#shared/use-cases/auth-request-outco
 import type { CreatedAuthRequest } from '#shared/use-cases/create-auth-request';
 import { currentApiKey, type SignedExchange, unavoidableCryptoMs } from '#test/bench/crypto-cost';
 import type { BenchEnvironment } from '#test/bench/environment';
-import { countingQueueCommands } from '#test/bench/queue-calls';
+import { awsModel } from '#test/bench/capacity';
 import { loadRouteTable } from '#test/bench/route-table';
+import { type RoundTripFigures, tracingRoundTrips, withLatency } from '#test/bench/round-trips';
 import { cpuMs, percentile, round } from '#test/bench/stats';
-import { countingStoreCalls, totalCalls } from '#test/bench/store-calls';
+import { totalCalls } from '#test/bench/store-calls';
 import { toResponse } from '#test/support/events';
 import { rsaKeyPair } from '#test/support/keys';
 import { setUpTenant } from '#test/support/tenant';
 
-/** The steps of one authorization, in the order they happen, and the polls' two outcomes. */
+/**
+ * The steps of one authorization, in the order they happen, and the polls' two outcomes, with their targets for the
+ * round trips waited for one after another (endpoint-classes.ts).
+ */
 const steps = {
-  create: { route: 'POST /service/v3/auths', target: 5 },
-  'device list': { route: 'GET /device/v3/auths', target: null },
-  answer: { route: 'POST /device/v3/auths/{auth_request}', target: 4 },
-  'poll while pending (204)': { route: 'GET /service/v3/auths/{auth_request}', target: 3 },
-  'poll once answered (200)': { route: 'GET /service/v3/auths/{auth_request}', target: 3 },
+  create: { route: 'POST /service/v3/auths', target: 3 },
+  'device list': { route: 'GET /device/v3/auths', target: 2 },
+  answer: { route: 'POST /device/v3/auths/{auth_request}', target: 3 },
+  'poll while pending (204)': { route: 'GET /service/v3/auths/{auth_request}', target: 2 },
+  'poll once answered (200)': { route: 'GET /service/v3/auths/{auth_request}', target: 2 },
 } as const;
 type Step = keyof typeof steps;
 const flowSteps = ['create', 'device list', 'answer', 'poll once answered (200)'] as const;
 
 export interface AuthFlowStepFigures {
   readonly route: string;
-  /** The design's budget of store round trips for the step; null where it sets none. */
+  /** The design's budget for roundTripDepth; null where it sets none. */
   readonly target: number | null;
   readonly storeRoundTrips: number;
+  /** Store and queue round trips waited for one after another (round-trips.ts). */
+  readonly roundTripDepth: number;
   /** The store commands the step made, by name. */
   readonly storeCommands: Record<string, number>;
   /** Webhook queue commands, by name: not store round trips, but round trips all the same. */
@@ -69,6 +75,7 @@ interface Invocation {
   readonly cpuMs: number;
   readonly storeCommands?: Record<string, number>;
   readonly queueCommands?: Record<string, number>;
+  readonly roundTripDepth?: number;
 }
 
 /**
@@ -142,6 +149,7 @@ export async function benchAuthFlow(environment: BenchEnvironment, flows: number
         route: steps[step].route,
         target: steps[step].target,
         storeRoundTrips: totalCalls(storeCommands),
+        roundTripDepth: invocation.roundTripDepth ?? 0,
         storeCommands,
         queueCommands: invocation.queueCommands ?? {},
         ...(timed.length === 0
@@ -229,7 +237,8 @@ async function newScene(environment: BenchEnvironment, fetch: typeof globalThis.
 /**
  * A fetch that hands each request to the handler of its route table row, as the local runtime's HTTP server does but
  * without HTTP. Signed requests are recorded with the time and CPU their handler took, and, while `counting`, the
- * store and queue commands it made.
+ * store and queue commands it made and their depth, with each round trip delayed as in AWS so that the ones sent
+ * together overlap however fast the local store answers.
  */
 async function routeTable() {
   const { route } = await loadRouteTable();
@@ -254,12 +263,12 @@ async function routeTable() {
           ms = performance.now() - started;
         });
       let cpu: number;
-      let storeCommands: Record<string, number> | undefined;
-      let queueCommands: Record<string, number> | undefined;
+      let traced: RoundTripFigures | undefined;
       if (table.counting) {
-        const counted = await countingQueueCommands(() => countingStoreCalls(invoke));
-        ({ result: cpu, calls: storeCommands } = counted.result);
-        queueCommands = counted.calls;
+        const model = { storeMs: awsModel.storeRoundTripMs, queueMs: awsModel.queueSendMs };
+        const counted = await withLatency(model, () => tracingRoundTrips(invoke));
+        cpu = counted.result;
+        traced = counted.figures();
       } else {
         cpu = await invoke();
       }
@@ -274,8 +283,13 @@ async function routeTable() {
           status: result.statusCode ?? 200,
           ms,
           cpuMs: cpu,
-          ...(storeCommands ? { storeCommands } : {}),
-          ...(queueCommands ? { queueCommands } : {}),
+          ...(traced
+            ? {
+                storeCommands: traced.storeCommands,
+                queueCommands: traced.queueCommands,
+                roundTripDepth: traced.depth,
+              }
+            : {}),
         });
       }
       return toResponse(result);

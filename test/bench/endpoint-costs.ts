@@ -4,10 +4,16 @@ import { decryptJson } from '#shared/protocol/jwe';
 import { type ApiSigningKey, type SignedExchange, unavoidableCryptoMs } from '#test/bench/crypto-cost';
 import { type ClassName, classNames, type EndpointClass, flowClasses } from '#test/bench/endpoint-classes';
 import { startProfiler } from '#test/bench/pipeline';
-import { countingQueueCommands, recordQueueAnswers } from '#test/bench/queue-calls';
+import { recordQueueAnswers } from '#test/bench/queue-calls';
 import type { RouteTable } from '#test/bench/route-table';
+import {
+  type LatencyModel,
+  type RoundTripFigures,
+  tracingRoundTrips,
+  withLatency,
+} from '#test/bench/round-trips';
 import { cpuMs, percentile, round } from '#test/bench/stats';
-import { countingStoreCalls, recordStoreAnswers, totalCalls } from '#test/bench/store-calls';
+import { recordStoreAnswers, totalCalls } from '#test/bench/store-calls';
 
 export interface Latency {
   readonly median: number;
@@ -19,7 +25,11 @@ export interface EndpointCostFigures {
   readonly route: string;
   readonly requests: number;
   readonly storeRoundTrips: number;
-  /** The design's budget of store round trips, where it sets one. */
+  /** Queue sends (an answer's webhook event, a create's push). */
+  readonly queueRoundTrips: number;
+  /** Store and queue round trips waited for one after another (round-trips.ts). */
+  readonly roundTripDepth: number;
+  /** The design's budget for roundTripDepth, where it sets one. */
   readonly roundTripTarget: number | null;
   readonly storeCommands: Record<string, number>;
   /** Webhook queue commands: not store round trips, but round trips all the same. */
@@ -35,12 +45,21 @@ export interface EndpointCostFigures {
   /** Target ≤ 1.3, as pipeline.ts's. */
   readonly ratioWithoutIoToCrypto?: number | null;
   readonly latencyMs: Latency;
+  /** With every store and queue round trip delayed as the latency model says, where it ran. */
+  readonly modelledLatencyMs?: Latency;
 }
 
 export interface EndpointRunFigures {
   readonly classes: EndpointCostFigures[];
   /** The four steps of an approval, one after another for one user: the handlers' time only. */
-  readonly flow: { readonly flows: number; readonly perSecond: number; readonly latencyMs: Latency };
+  readonly flow: {
+    readonly flows: number;
+    readonly perSecond: number;
+    readonly latencyMs: Latency;
+    readonly modelledLatencyMs?: Latency;
+  };
+  /** The delays of the latency model's runs, where they ran. */
+  readonly latencyModel?: LatencyModel;
 }
 
 interface Sample {
@@ -58,7 +77,9 @@ interface Sample {
  * between calls), the store and queue commands of one request, and the same requests' unavoidable crypto. The four
  * steps of an approval run as flows (create, device list, answer, poll for one user, then the next flow), so they need
  * no more than one user; the others run `requests` times each. With `withoutIo`, each class also runs again with the
- * store's and the queue's answers replayed from memory, as pipeline.ts does for its one request.
+ * store's and the queue's answers replayed from memory, as pipeline.ts does for its one request. With
+ * `latencyModel` and `modelLatency`, each class also runs `requests` times (the flow classes as flows) with every
+ * store and queue round trip delayed by the model's figures, for the latency a caller would see in AWS.
  */
 export async function benchEndpointCosts(
   options: {
@@ -69,6 +90,9 @@ export async function benchEndpointCosts(
     readonly withoutIo: boolean;
     /** With `withoutIo`: write each class's replayed run as a V8 CPU profile in this directory. */
     readonly profileDir?: string;
+    /** Delays per round trip: for counting round trips, and with `modelLatency` for another run of each class. */
+    readonly latencyModel?: LatencyModel;
+    readonly modelLatency?: boolean;
   },
   classes: Record<ClassName, EndpointClass>,
 ): Promise<EndpointRunFigures> {
@@ -96,16 +120,18 @@ export async function benchEndpointCosts(
   for (const name of others) for (let i = 0; i < options.warmup; i++) await next(classes[name])();
   for (let i = 0; i < options.warmup; i++) await flow();
 
-  // The store and queue commands of one request of each class.
-  const commands = new Map<ClassName, { store: Record<string, number>; queue: Record<string, number> }>();
+  // The store and queue commands of one request of each class, and how many of them it waited for in turn: with the
+  // latency model's delays where it runs, so that round trips sent together overlap however fast the local store is.
+  const commands = new Map<ClassName, RoundTripFigures>();
+  const { latencyModel } = options;
+  const underModel = <T>(measure: () => Promise<T>) =>
+    latencyModel ? withLatency(latencyModel, measure) : measure();
   const counted = (name: ClassName) => async () => {
     const endpoint = classes[name];
     const request = await endpoint.next();
-    const { result, calls: queue } = await countingQueueCommands(() =>
-      countingStoreCalls(() => call(endpoint, request)),
-    );
-    commands.set(name, { store: result.calls, queue });
-    return result.result;
+    const traced = await underModel(() => tracingRoundTrips(() => call(endpoint, request)));
+    commands.set(name, traced.figures());
+    return traced.result;
   };
   for (const name of others) await counted(name)();
   await sequence(flowClasses.map(counted));
@@ -119,6 +145,21 @@ export async function benchEndpointCosts(
     const steps = await flow();
     flowClasses.forEach((name, index) => samples.get(name)?.push(steps[index] as Sample));
     flowMs.push(steps.reduce((sum, step) => sum + step.ms, 0));
+  }
+
+  const modelled = new Map<ClassName, number[]>(classNames.map((name) => [name, []]));
+  const modelledFlowMs: number[] = [];
+  if (latencyModel && options.modelLatency) {
+    await withLatency(latencyModel, async () => {
+      for (const name of others) {
+        for (let i = 0; i < options.requests; i++) modelled.get(name)?.push((await next(classes[name])()).ms);
+      }
+      for (let i = 0; i < options.requests; i++) {
+        const steps = await flow();
+        flowClasses.forEach((name, index) => modelled.get(name)?.push((steps[index] as Sample).ms));
+        modelledFlowMs.push(steps.reduce((sum, step) => sum + step.ms, 0));
+      }
+    });
   }
 
   const withoutIo = new Map<ClassName, number>();
@@ -164,16 +205,19 @@ export async function benchEndpointCosts(
       : 0;
     const server = measured.reduce((sum, sample) => sum + sample.cpuMs, 0) / measured.length;
     const own = withoutIo.get(name);
-    const counts = commands.get(name) ?? { store: {}, queue: {} };
+    const counts = commands.get(name) ?? { storeCommands: {}, queueCommands: {}, depth: 0 };
+    const delayed = modelled.get(name) ?? [];
     const latencies = measured.map((sample) => sample.ms);
     figures.push({
       name,
       route: endpoint.route,
       requests: measured.length,
-      storeRoundTrips: totalCalls(counts.store),
+      storeRoundTrips: totalCalls(counts.storeCommands),
+      queueRoundTrips: totalCalls(counts.queueCommands),
+      roundTripDepth: counts.depth,
       roundTripTarget: endpoint.roundTripTarget ?? null,
-      storeCommands: counts.store,
-      queueCommands: counts.queue,
+      storeCommands: counts.storeCommands,
+      queueCommands: counts.queueCommands,
       serverCpuMsPerRequest: round(server),
       cryptoCpuMsPerRequest: round(crypto),
       ratioToCrypto: crypto > 0 ? round(server / crypto, 2) : null,
@@ -183,7 +227,8 @@ export async function benchEndpointCosts(
             cpuMsPerRequestWithoutIo: round(own),
             ratioWithoutIoToCrypto: crypto > 0 ? round(own / crypto, 2) : null,
           }),
-      latencyMs: { median: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)) },
+      latencyMs: median99(latencies),
+      ...(delayed.length > 0 ? { modelledLatencyMs: median99(delayed) } : {}),
     });
   }
   const totalFlowMs = flowMs.reduce((sum, ms) => sum + ms, 0);
@@ -192,10 +237,17 @@ export async function benchEndpointCosts(
     flow: {
       flows: flowMs.length,
       perSecond: Math.round(flowMs.length / (totalFlowMs / 1000)),
-      latencyMs: { median: round(percentile(flowMs, 50)), p99: round(percentile(flowMs, 99)) },
+      latencyMs: median99(flowMs),
+      ...(modelledFlowMs.length > 0 ? { modelledLatencyMs: median99(modelledFlowMs) } : {}),
     },
+    ...(latencyModel ? { latencyModel } : {}),
   };
 }
+
+const median99 = (values: readonly number[]): Latency => ({
+  median: round(percentile(values, 50)),
+  p99: round(percentile(values, 99)),
+});
 
 async function sequence<T>(steps: readonly (() => Promise<T>)[]): Promise<T[]> {
   const results: T[] = [];

@@ -5,7 +5,7 @@ import { counting, type Recording, recording, type Send, type SendHook } from '#
  * Every queue client of this process (the webhook queue's): the handlers' client is made inside a module, and its
  * prototype's send is what every call goes through.
  */
-const queueClients: SendHook = async (wrap) => {
+export const queueClientsHook: SendHook = async (wrap) => {
   const prototype = SQSClient.prototype as unknown as { send: Send };
   const own = Object.hasOwn(prototype, 'send');
   const original = prototype.send;
@@ -20,10 +20,10 @@ const queueClients: SendHook = async (wrap) => {
 export function countingQueueCommands<T>(
   measure: () => Promise<T>,
 ): Promise<{ result: T; calls: Record<string, number> }> {
-  return counting(queueClients, measure);
+  return counting(queueClientsHook, measure);
 }
 
 /** Records the queue's answers, to replay them: recordStoreAnswers for SQS. */
 export function recordQueueAnswers(): Promise<Recording> {
-  return recording(queueClients);
+  return recording(queueClientsHook);
 }

@@ -4,6 +4,7 @@ import { benchAuthFlow } from '#test/bench/auth-flow';
 import { awsModel, capacityFigures } from '#test/bench/capacity';
 import { benchCliCalls } from '#test/bench/cli-calls';
 import { benchColdStarts } from '#test/bench/cold-start';
+import { flowClasses } from '#test/bench/endpoint-classes';
 import type { EndpointCostFigures } from '#test/bench/endpoint-costs';
 import { startBenchEnvironment } from '#test/bench/environment';
 import { benchHttp } from '#test/bench/http';
@@ -14,7 +15,9 @@ import { benchPipeline } from '#test/bench/pipeline';
 import { benchPushCreateCost, benchPushes, createToPushTargetMs } from '#test/bench/pushes';
 import { benchScaling } from '#test/bench/scaling';
 import { benchRefusals } from '#test/bench/refusals';
+import { depthChecks } from '#test/bench/round-trip-ceilings';
 import { round } from '#test/bench/stats';
+import { benchStoreClient, storeClientTargetMs } from '#test/bench/store-client';
 import { benchWeb, firstScreenTargetMs, javascriptGzipTargetKb } from '#test/bench/web';
 import { benchWebhooks } from '#test/bench/webhooks';
 
@@ -22,6 +25,7 @@ const sections = [
   'cold-start',
   'scaling',
   'pipeline',
+  'store-client',
   'refusals',
   'management',
   'auth-flow',
@@ -41,6 +45,7 @@ const counts = {
   users: { full: 100_000, quick: 2_000 },
   services: { full: 1_000, quick: 100 },
   requests: { full: 1_000, quick: 100 },
+  'store-client-sends': { full: 300, quick: 30 },
   'refusal-requests': { full: 300, quick: 30 },
   flows: { full: 200, quick: 20 },
   'cold-starts': { full: 3, quick: 1 },
@@ -66,16 +71,28 @@ bench-results/quick.json or bench-results/only-<sections>.json, so the full run'
               start, every bundle is still sized.
   scaling     The endpoint classes in-process, through their real handlers, the store in another process: public
               (ping, API key), signed read (a directory by id), signed write (a new directory), create auth,
-              device list, answer, poll. Per class: store round trips (targets: create ≤ 5, answer ≤ 4, poll ≤ 3),
-              server CPU per request, the same requests' unavoidable crypto (RSA verify + JWE decrypt + JWE encrypt
-              + RS512 sign, and a create's push package) and their ratio (target ≤ 1.3), with the store's answers
-              replayed from memory too, and median and p99 latency; approvals (create, device list, answer, poll)
-              per second; capacity: an approval's store reads, writes and function time in AWS (modelled), and
-              the approvals per second at which each AWS default binds (docs/deploy.md, Capacity). Then the same
-              on one directory grown to --users users (written straight into the
-              store) and to --services services, with each figure's ratio to the 1-user one: it should stay flat.
+              device list, answer, poll. Per class: its round trips, store + queue, and their depth: the longest
+              chain of them waited for one after another, a queue send counting as one round trip (one sent while
+              another is in flight adds to the total, not to the depth; depth targets: create auth ≤ 3, answer
+              ≤ 3, device list ≤ 2, poll ≤ 2, signed read ≤ 2); server CPU per request, the same requests'
+              unavoidable crypto (RSA verify + JWE decrypt + JWE encrypt + RS512 sign, and a create's push
+              package) and their ratio (target ≤ 1.3), with the store's answers replayed from memory too, and
+              median and p99 latency; approvals (create, device list, answer, poll) per second. The latency
+              model: the same classes again with every store round trip delayed by --store-delay-ms and every
+              queue send by --queue-delay-ms, their median and p99 latency, and an estimate of the median in AWS
+              (that median plus the CPU stretched to a function's share of a vCPU). Capacity: an approval's store
+              reads, writes and function time in AWS (modelled), and the approvals per second at which each AWS
+              default binds (docs/deploy.md, Capacity). Then the same on one directory grown to --users users
+              (written straight into the store) and to --services services, with each figure's ratio to the
+              1-user one: it should stay flat.
   pipeline    One signed request with a body (POST /organization/v3/directories/list) in-process: server CPU,
               the unavoidable crypto, the store client's CPU, the ratios, latency, requests per second.
+  store-client
+              The store client's own CPU per round trip (target ≤ 0.5 ms): Get, BatchGet, Query, a conditional
+              Put and an Update, --store-client-sends times each, against the store in another process, with
+              today's setup (the SDK's full middleware stack), the store module's, candidate setups, and the
+              floor of node:http alone with no SDK, side by side and interleaved; each setup's ratio to today's,
+              and the marshalling's cost alone.
   refusals    What refusing a signed route costs, in-process, next to a successful signed read: server CPU per
               request and its ratio to the read, and store round trips, for a JWT signed by a key the issuer does
               not have, a real key's JWT with a changed signature, a header that is not a JWT, an oversized one,
@@ -83,7 +100,9 @@ bench-results/quick.json or bench-results/only-<sections>.json, so the full run'
               answer (a 401 included) carries.
   management  Listing a directory's --services services, and creating services one after another.
   auth-flow   Approvals flow after flow for one user with the reference authenticator: flows per second, each
-              step's store round trips and commands against the targets, the crypto's share of the server's CPU.
+              step's round trips (store + queue), their depth against its target as in scaling (each round trip
+              delayed as in the latency model while counted) and its commands, the crypto's share of the server's
+              CPU.
   http        The endpoint classes against the local runtime (npm start) in its own process, driven by
               autocannon at each of --connections concurrent connections: requests per second, median and p99
               latency, with the ratio of requests per second to one connection's.
@@ -123,6 +142,7 @@ Options (full value / --quick value):
   --users <n>                users in the grown directory (100000 / 2000)
   --services <n>             services in the grown directory and in the management bench's (1000 / 100)
   --requests <n>             signed requests for the pipeline figures (1000 / 100)
+  --store-client-sends <n>   sends per command and client setup in the store-client section (300 / 30)
   --refusal-requests <n>     requests per kind in the refusals section (300 / 30)
   --flows <n>                authorization flows, one after another (200 / 20)
   --cold-starts <n>          fresh processes per bundle (3 / 1)
@@ -141,6 +161,16 @@ Options (full value / --quick value):
   --profile                  also write V8 CPU profiles of the pipeline's server phase and of each endpoint
                              class with the store's answers from memory to bench-results/pipeline.cpuprofile
                              and bench-results/class-<class>.cpuprofile
+  --store-delay-ms <ms>      the latency model's wait per store round trip, an in-region DynamoDB call (default 5)
+  --queue-delay-ms <ms>      the latency model's wait per queue send, an in-region SQS SendMessage (default 10).
+                             The scaling section also counts round trips with these waits, so that round trips
+                             sent together overlap however fast the local store answers; 0 for both skips the
+                             model and counts without waits
+  --check-round-trips        exit 1 if an endpoint class's round-trip depth exceeds its ceiling in
+                             test/bench/round-trip-ceilings.ts (needs the scaling section). The ceilings are today's
+                             depths, not the targets: CI runs this so that a change that adds a round trip fails; a
+                             change that removes one lowers its ceiling, toward the targets in the Budgets table.
+                             CPU and timing budgets never fail a run (shared machines make them noisy)
   -h, --help                 show this help`;
 
 const { values } = parseArgs({
@@ -154,6 +184,7 @@ const { values } = parseArgs({
     users: { type: 'string' },
     services: { type: 'string' },
     requests: { type: 'string' },
+    'store-client-sends': { type: 'string' },
     'refusal-requests': { type: 'string' },
     flows: { type: 'string' },
     'cold-starts': { type: 'string' },
@@ -167,6 +198,9 @@ const { values } = parseArgs({
     'push-events': { type: 'string' },
     'cli-calls': { type: 'string' },
     'web-loads': { type: 'string' },
+    'store-delay-ms': { type: 'string' },
+    'queue-delay-ms': { type: 'string' },
+    'check-round-trips': { type: 'boolean' },
   },
 });
 if (values.help) {
@@ -185,6 +219,16 @@ if (connections.some((each) => !Number.isInteger(each) || each < 1))
 const only = values.only?.split(',') ?? [...sections];
 for (const name of only) if (!(sections as readonly string[]).includes(name)) fail(`unknown section ${name}`);
 const runs = (section: Section) => only.includes(section);
+if (values['check-round-trips'] && !runs('scaling')) fail('--check-round-trips needs the scaling section');
+const delayMs = (name: 'store-delay-ms' | 'queue-delay-ms', byDefault: number) => {
+  const value = Number(values[name] ?? byDefault);
+  if (!Number.isFinite(value) || value < 0) fail(`--${name} must be a number of ms ≥ 0`);
+  return value;
+};
+const latencyModel = {
+  storeMs: delayMs('store-delay-ms', awsModel.storeRoundTripMs),
+  queueMs: delayMs('queue-delay-ms', awsModel.queueSendMs),
+};
 
 function fail(message: string): never {
   console.error(`${message}\n\n${help}`);
@@ -198,6 +242,16 @@ const vs = (value: number, reference: number | undefined, digits = 2) =>
     : `${round(value, digits)} (×${round(value / reference, 2)})`;
 const target = (value: number | null, most: number | null) =>
   most === null ? `${value}` : `${value} (≤ ${most})`;
+/** A class's round trips as `7 + 1 queue (6)`: store, queue, and in brackets the depth. */
+const roundTrips = (each: EndpointCostFigures) =>
+  `${each.storeRoundTrips}${queued(each.queueCommands)} (${each.roundTripDepth})`;
+const queued = (commands: Record<string, number>) => {
+  const sends = Object.values(commands).reduce((sum, calls) => sum + calls, 0);
+  return sends > 0 ? ` + ${sends} queue` : '';
+};
+/** A modelled latency with the CPU stretched as in a function; local CPU is already in the latency once. */
+const inAws = (modelledMs: number | undefined, cpuMs: number) =>
+  modelledMs === undefined ? '—' : round(modelledMs + cpuMs * (awsModel.cpuStretch - 1), 1);
 const sectionSeconds: Partial<Record<Section, number>> = {};
 /** A section's part that ran earlier, beside the in-process sections, in seconds. */
 const earlierSeconds: Partial<Record<Section, number>> = {};
@@ -227,6 +281,7 @@ const inProcess: readonly Section[] = [
   'cold-start',
   'scaling',
   'pipeline',
+  'store-client',
   'refusals',
   'management',
   'auth-flow',
@@ -284,6 +339,7 @@ if (inProcess.some(runs) || runs('pushes')) {
         requests: count('class-requests'),
         warmup: values.quick ? 3 : 10,
         ...(values.profile ? { profileDir: 'bench-results' } : {}),
+        ...(latencyModel.storeMs + latencyModel.queueMs > 0 ? { latencyModel } : {}),
       });
       report.scaling = points;
       const [base, ...grown] = points;
@@ -299,7 +355,8 @@ if (inProcess.some(runs) || runs('pushes')) {
             each.name,
             {
               route: each.route,
-              'store round trips': target(each.storeRoundTrips, each.roundTripTarget),
+              'round trips (depth)': roundTrips(each),
+              'depth target': each.roundTripTarget === null ? '—' : `≤ ${each.roundTripTarget}`,
               'server CPU ms': each.serverCpuMsPerRequest,
               'crypto ms': each.cryptoCpuMsPerRequest,
               'server / crypto': each.ratioToCrypto ?? '—',
@@ -315,6 +372,35 @@ if (inProcess.some(runs) || runs('pushes')) {
         `  approvals (create, device list, answer, poll; handlers only): ${base.flow.perSecond}/s, ` +
           `median ${base.flow.latencyMs.median} ms, p99 ${base.flow.latencyMs.p99} ms`,
       );
+      if (base.latencyModel) {
+        console.log(
+          `\nLatency model: every store round trip waits ${base.latencyModel.storeMs} ms and every queue send ` +
+            `${base.latencyModel.queueMs} ms before it is sent, ${count('class-requests')} requests each; in AWS: ` +
+            `that median + the server CPU × ${round(awsModel.cpuStretch - 1, 2)} (a function's share of a vCPU)`,
+        );
+        console.table(
+          Object.fromEntries(
+            base.classes.map((each) => [
+              each.name,
+              {
+                'round trips (depth)': roundTrips(each),
+                'median ms, local': each.latencyMs.median,
+                'median ms, modelled': each.modelledLatencyMs?.median ?? '—',
+                'p99 ms, modelled': each.modelledLatencyMs?.p99 ?? '—',
+                'median ms in AWS, est.': inAws(each.modelledLatencyMs?.median, each.serverCpuMsPerRequest),
+              },
+            ]),
+          ),
+        );
+        const flowCpu = base.classes
+          .filter((each) => (flowClasses as readonly string[]).includes(each.name))
+          .reduce((sum, each) => sum + each.serverCpuMsPerRequest, 0);
+        console.log(
+          `  approvals (create, device list, answer, poll; handlers only), modelled: median ` +
+            `${base.flow.modelledLatencyMs?.median} ms, p99 ${base.flow.modelledLatencyMs?.p99} ms; ` +
+            `in AWS, est. ${inAws(base.flow.modelledLatencyMs?.median, flowCpu)} ms`,
+        );
+      }
       const capacity = capacityFigures(base.classes);
       report.capacity = capacity;
       const { perApproval } = capacity;
@@ -351,7 +437,9 @@ if (inProcess.some(runs) || runs('pushes')) {
       const growthRow = (index: number): Record<string, string> => {
         const reference = base.classes[index] as EndpointCostFigures;
         const row: Record<string, string> = {
-          'round trips': points.map((point) => String(point.classes[index]?.storeRoundTrips)).join(' · '),
+          'round trips (depth)': points
+            .map((point) => roundTrips(point.classes[index] as EndpointCostFigures))
+            .join(' · '),
         };
         for (const point of points) {
           const figures = point.classes[index] as EndpointCostFigures;
@@ -385,6 +473,23 @@ if (inProcess.some(runs) || runs('pushes')) {
         'latency p99 ms': pipeline.latencyMs.p99,
         'requests/s, one after another': pipeline.requestsPerSecond,
       });
+    });
+
+    await section('store-client', async () => {
+      const storeClient = await benchStoreClient(count('store-client-sends'));
+      report.storeClient = storeClient;
+      console.log(
+        `\nStore client CPU per round trip, ms, ${storeClient.sendsPerCommand} sends of each command per setup ` +
+          `(target ≤ ${storeClientTargetMs}); marshalling alone: ${storeClient.marshallingCpuMsPerRoundTrip} ms`,
+      );
+      console.table(
+        Object.fromEntries(
+          storeClient.setups.map((each) => [
+            each.name,
+            { ...each.cpuMsPerRoundTrip, '/ today': each.ratioToToday },
+          ]),
+        ),
+      );
     });
 
     await section('refusals', async () => {
@@ -456,7 +561,8 @@ if (inProcess.some(runs) || runs('pushes')) {
           Object.entries(authFlow.steps).map(([step, figures]) => [
             step,
             {
-              'store round trips': target(figures.storeRoundTrips, figures.target),
+              'round trips (depth)': `${figures.storeRoundTrips}${queued(figures.queueCommands)} (${figures.roundTripDepth})`,
+              'depth target': figures.target === null ? '—' : `≤ ${figures.target}`,
               commands: JSON.stringify(figures.storeCommands),
               queue: JSON.stringify(figures.queueCommands),
               'median ms': figures.latencyMs?.median ?? '—',
@@ -677,6 +783,25 @@ const reportFile = values.quick
     : 'bench-results/latest.json';
 await writeFile(reportFile, `${JSON.stringify(report, null, 2)}\n`);
 console.log(`\nWritten to ${reportFile} (${round((performance.now() - benchStarted) / 1000, 1)} s in all)`);
+if (values['check-round-trips']) checkRoundTrips(report.scaling as Awaited<ReturnType<typeof benchScaling>>);
+
+/** Fails the run where a class waits for more round trips in turn than its ceiling allows. */
+function checkRoundTrips(points: Awaited<ReturnType<typeof benchScaling>>) {
+  const checks = depthChecks(points);
+  const over = checks.filter((each) => each.depth > each.ceiling);
+  for (const each of over)
+    console.error(
+      `Round-trip check FAILED: ${each.name} waits for ${each.depth} round trips in turn, its ceiling is ` +
+        `${each.ceiling} (test/bench/round-trip-ceilings.ts): a change added a round trip to its critical path`,
+    );
+  for (const each of checks.filter((c) => c.depth < c.ceiling))
+    console.log(
+      `Round-trip check: ${each.name} waits for ${each.depth}, below its ceiling ${each.ceiling}: lower it in ` +
+        'test/bench/round-trip-ceilings.ts',
+    );
+  if (over.length > 0) process.exitCode = 1;
+  else console.log(`Round-trip check passed: ${checks.length} classes within their ceilings`);
+}
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -724,14 +849,14 @@ function budgets(
       '≤ 1.3',
       (own.ratioWithoutIoToCrypto ?? 0) <= 1.3,
     );
+    const checks = depthChecks(points);
     for (const each of base.classes) {
       if (each.roundTripTarget === null) continue;
-      const most = Math.max(
-        ...points.map((point) => point.classes.find((c) => c.name === each.name)?.storeRoundTrips ?? 0),
-      );
+      const check = checks.find((c) => c.name === each.name);
+      const most = check?.depth ?? 0;
       row(
-        `store round trips, ${each.name}`,
-        `${most}`,
+        `round-trip depth, ${each.name}`,
+        `${most} (${each.storeRoundTrips + each.queueRoundTrips} in all; CI ceiling ${check?.ceiling})`,
         `≤ ${each.roundTripTarget}`,
         most <= each.roundTripTarget,
       );
@@ -751,10 +876,12 @@ function budgets(
         });
       const steepest = growth.reduce((most, each) => (each.ratio > most.ratio ? each : most));
       const sameTrips = base.classes.every((each) =>
-        points.every(
-          (point) =>
-            point.classes.find((c) => c.name === each.name)?.storeRoundTrips === each.storeRoundTrips,
-        ),
+        points.every((point) => {
+          const same = point.classes.find((c) => c.name === each.name);
+          return (
+            same?.storeRoundTrips === each.storeRoundTrips && same.roundTripDepth === each.roundTripDepth
+          );
+        }),
       );
       row(
         `flat from 1 user to ${last.users} users and ${last.services} services`,
@@ -776,6 +903,16 @@ function budgets(
       `${pipeline.pipelineRatioToCrypto}`,
       '≤ 1.3',
       pipeline.pipelineRatioToCrypto <= 1.3,
+    );
+  }
+  const storeClient = figures.storeClient as Awaited<ReturnType<typeof benchStoreClient>> | undefined;
+  const chosenClient = storeClient?.setups[1];
+  if (storeClient && chosenClient) {
+    row(
+      'store client CPU per round trip (the store module, mix)',
+      `${chosenClient.cpuMsPerRoundTrip.mix} ms (×${chosenClient.ratioToToday} today's)`,
+      `≤ ${storeClientTargetMs} ms`,
+      chosenClient.cpuMsPerRoundTrip.mix <= storeClientTargetMs,
     );
   }
   if (coldStarts) {

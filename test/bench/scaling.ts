@@ -2,6 +2,7 @@ import { currentApiKey } from '#test/bench/crypto-cost';
 import { endpointClasses } from '#test/bench/endpoint-classes';
 import { benchEndpointCosts, type EndpointRunFigures } from '#test/bench/endpoint-costs';
 import type { BenchEnvironment } from '#test/bench/environment';
+import type { LatencyModel } from '#test/bench/round-trips';
 import { type SeededUser, seedInProcessDirectory } from '#test/bench/seeded-directory';
 import { round } from '#test/bench/stats';
 
@@ -19,7 +20,7 @@ export interface ScalePoint extends EndpointRunFigures {
  * service, then with `users` users, then with `services` services as well. Users and services are written straight
  * into the store (seeded-directory.ts). Each create at the 1-user point asks that one user (a flow answers it before
  * the next); on a grown directory each asks a user drawn at random. The first point also replays the store's answers,
- * for each class's cost without I/O.
+ * for each class's cost without I/O, and with `latencyModel` runs each class again with its round trips delayed.
  */
 export async function benchScaling(
   environment: BenchEnvironment,
@@ -30,6 +31,11 @@ export async function benchScaling(
     readonly warmup: number;
     /** Write each class's replayed run at the first point as a CPU profile in this directory. */
     readonly profileDir?: string;
+    /**
+     * Delays per store and queue round trip: at every point while round trips are counted, and at the first for
+     * another run of each class.
+     */
+    readonly latencyModel?: LatencyModel;
   },
 ): Promise<ScalePoint[]> {
   const name = `Bench scaling ${Date.now()}`;
@@ -54,6 +60,7 @@ export async function benchScaling(
         warmup: options.warmup * (first ? 3 : 1),
         withoutIo: first,
         ...(first && options.profileDir ? { profileDir: options.profileDir } : {}),
+        ...(options.latencyModel ? { latencyModel: options.latencyModel, modelLatency: first } : {}),
       },
       classes,
     );

@@ -4,7 +4,8 @@ export type Send = (this: unknown, command: Command, ...rest: unknown[]) => Prom
 /** Routes a client's sends through `wrap`; the function it returns puts the client back. */
 export type SendHook = (wrap: (send: Send) => Send) => Promise<() => void>;
 
-const storeClient: SendHook = async (wrap) => {
+/** The handlers' store client (shared/store/dynamo.ts). */
+export const storeClientHook: SendHook = async (wrap) => {
   const { dynamo } = await import('#shared/store/dynamo');
   const client = dynamo as unknown as { send: Send };
   const original = client.send;
@@ -85,12 +86,12 @@ export async function recording(hook: SendHook): Promise<Recording> {
 export function countingStoreCalls<T>(
   measure: () => Promise<T>,
 ): Promise<{ result: T; calls: Record<string, number> }> {
-  return counting(storeClient, measure);
+  return counting(storeClientHook, measure);
 }
 
 /** Records the store's answers, to replay them: see recording. */
 export function recordStoreAnswers(): Promise<Recording> {
-  return recording(storeClient);
+  return recording(storeClientHook);
 }
 
 export function totalCalls(calls: Record<string, number>): number {

@@ -1,0 +1,409 @@
+import { randomUUID } from 'node:crypto';
+import { Agent, request as httpRequest } from 'node:http';
+import {
+  BatchGetItemCommand,
+  DynamoDBClient,
+  type DynamoDBClientConfig,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand as QueryItemsCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { FetchHttpHandler } from '@smithy/fetch-http-handler';
+import { serviceUnavailable } from '#shared/errors';
+import type {
+  createDocumentClient as CreateDocumentClient,
+  unusedMiddleware as UnusedMiddleware,
+} from '#shared/store/dynamo';
+import { checkTableAccess } from '#shared/store/table-grant-check';
+import { round } from '#test/bench/stats';
+
+/** The store client's CPU per round trip the project aims for, in ms. */
+export const storeClientTargetMs = 0.5;
+
+/** The commands the endpoint classes send, in the shapes they send them. */
+const commandNames = ['Get', 'BatchGet', 'Query', 'conditional Put', 'Update'] as const;
+type CommandName = (typeof commandNames)[number];
+
+type Sender = { send(command: never): Promise<unknown> };
+
+interface Setup {
+  readonly name: string;
+  readonly make: () => Sender;
+}
+
+export interface StoreClientFigures {
+  readonly sendsPerCommand: number;
+  /** The mix's marshalling alone (@aws-sdk/util-dynamodb, inputs and answers), per round trip. */
+  readonly marshallingCpuMsPerRoundTrip: number;
+  /** Per setup: the client's CPU per round trip of each command and over the mix, and the mix's ratio to today's. */
+  readonly setups: readonly {
+    readonly name: string;
+    readonly cpuMsPerRoundTrip: Readonly<Record<CommandName | 'mix', number>>;
+    readonly ratioToToday: number;
+  }[];
+}
+
+const todayConfig = (): DynamoDBClientConfig => ({
+  maxAttempts: 3,
+  requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+});
+
+function documentClient(
+  config: DynamoDBClientConfig,
+  tableName: string,
+  remove: readonly string[] = [],
+): DynamoDBDocumentClient {
+  const client = new DynamoDBClient(config);
+  for (const name of remove) client.middlewareStack.remove(name);
+  // The service's own two middlewares, as the store module adds them.
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        throw serviceUnavailable('The store is unavailable; retry the request', error);
+      }
+    },
+    { step: 'initialize', name: 'mapTransientStoreFailures' },
+  );
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      checkTableAccess(context.commandName ?? '', args.input, tableName);
+      return next(args);
+    },
+    { step: 'build', name: 'checkTableGrant' },
+  );
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/** The low-level client, each document command's input marshalled and its output unmarshalled by hand. */
+function handMarshalled(config: DynamoDBClientConfig, remove: readonly string[] = []): Sender {
+  const client = new DynamoDBClient(config);
+  for (const name of remove) client.middlewareStack.remove(name);
+  const options = { removeUndefinedValues: true };
+  const items = (list: Record<string, unknown>[] | undefined) =>
+    list?.map((item) => unmarshall(item as never));
+  return {
+    async send(command: unknown) {
+      const { input } = command as { input: Record<string, unknown> };
+      const map = (value: unknown) => marshall(value as Record<string, unknown>, options);
+      if (command instanceof GetCommand) {
+        const out = await client.send(new GetItemCommand(<never>{ ...input, Key: map(input.Key) }));
+        return { ...out, Item: out.Item && unmarshall(out.Item) };
+      }
+      if (command instanceof BatchGetCommand) {
+        const requests = Object.entries(input.RequestItems as Record<string, { Keys: object[] }>);
+        const out = await client.send(
+          new BatchGetItemCommand({
+            RequestItems: Object.fromEntries(
+              requests.map(([table, each]) => [table, { ...each, Keys: each.Keys.map(map) }]),
+            ),
+          }),
+        );
+        return {
+          ...out,
+          Responses: Object.fromEntries(
+            Object.entries(out.Responses ?? {}).map(([table, list]) => [table, items(list)]),
+          ),
+        };
+      }
+      if (command instanceof QueryCommand) {
+        const out = await client.send(
+          new QueryItemsCommand(<never>{
+            ...input,
+            ExpressionAttributeValues: map(input.ExpressionAttributeValues),
+          }),
+        );
+        return { ...out, Items: items(out.Items) };
+      }
+      if (command instanceof PutCommand) {
+        return client.send(
+          new PutItemCommand(<never>{
+            ...input,
+            Item: map(input.Item),
+            ...(input.ExpressionAttributeValues
+              ? { ExpressionAttributeValues: map(input.ExpressionAttributeValues) }
+              : {}),
+          }),
+        );
+      }
+      if (command instanceof UpdateCommand) {
+        const out = await client.send(
+          new UpdateItemCommand(<never>{
+            ...input,
+            Key: map(input.Key),
+            ExpressionAttributeValues: map(input.ExpressionAttributeValues),
+          }),
+        );
+        return { ...out, Attributes: out.Attributes && unmarshall(out.Attributes) };
+      }
+      throw new Error('not a command this bench sends');
+    },
+  };
+}
+
+/** The transport's own floor: the requests the SDK signed once, sent again by node:http and their answers parsed. */
+function rawHttp(
+  config: DynamoDBClientConfig,
+): Sender & { prepare(sender: Sender, command: unknown): Promise<void> } {
+  const captured = new Map<
+    string,
+    { path: string; headers: Record<string, string>; body: string; port: number; hostname: string }
+  >();
+  const agent = new Agent({ keepAlive: true, maxSockets: 50 });
+  let capturing: string | undefined;
+  const client = new DynamoDBClient(config);
+  const capture = (next: (args: { request: unknown }) => unknown) => (args: { request: unknown }) => {
+    const request = args.request as {
+      path: string;
+      headers: Record<string, string>;
+      body: string | Uint8Array;
+      port: number;
+      hostname: string;
+    };
+    // The SDK's body is bytes; as text it can take a fresh jti.
+    const body = typeof request.body === 'string' ? request.body : new TextDecoder().decode(request.body);
+    if (capturing) captured.set(capturing, { ...request, body });
+    return next(args);
+  };
+  client.middlewareStack.addRelativeTo(capture as never, {
+    relation: 'after',
+    toMiddleware: 'httpSigningMiddleware',
+    name: 'capture',
+  });
+  const documents = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  return {
+    async prepare(_sender, command) {
+      capturing = (command as { constructor: { name: string } }).constructor.name;
+      await documents.send(command as never);
+      capturing = undefined;
+    },
+    send(command: never) {
+      const name = (command as { constructor: { name: string } }).constructor.name;
+      const request = captured.get(name) as NonNullable<ReturnType<typeof captured.get>>;
+      const body =
+        name === 'PutCommand' ? request.body.replace(/[0-9a-f-]{36}(?=")/, randomUUID()) : request.body;
+      return new Promise((resolve, reject) => {
+        const sent = httpRequest(
+          {
+            agent,
+            method: 'POST',
+            hostname: request.hostname,
+            port: request.port,
+            path: request.path,
+            headers: request.headers,
+          },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+            response.on('error', reject);
+          },
+        );
+        sent.on('error', reject);
+        sent.end(body);
+      });
+    },
+  };
+}
+
+const setups = (
+  tableName: string,
+  createDocumentClient: typeof CreateDocumentClient,
+  unusedMiddleware: typeof UnusedMiddleware,
+): Setup[] => {
+  const doc =
+    (config: DynamoDBClientConfig, remove: string[] = []) =>
+    () =>
+      documentClient({ ...todayConfig(), ...config }, tableName, remove);
+  return [
+    { name: 'today', make: () => createDocumentClient({ legacy: true }) },
+    { name: 'chosen (the store module)', make: () => createDocumentClient() },
+    { name: 'account endpoints off', make: doc({ accountIdEndpointMode: 'disabled' }) },
+    { name: 'endpoint discovery off', make: doc({ endpointDiscoveryEnabled: false }) },
+    { name: 'retry mode adaptive', make: doc({ retryMode: 'adaptive' }) },
+    {
+      name: 'own keep-alive agent',
+      make: doc({
+        requestHandler: {
+          connectionTimeout: 1_000,
+          requestTimeout: 3_000,
+          httpAgent: new Agent({ keepAlive: true, maxSockets: 50 }),
+        },
+      }),
+    },
+    { name: 'fetch handler', make: doc({ requestHandler: new FetchHttpHandler({ requestTimeout: 3_000 }) }) },
+    { name: 'no logger middleware', make: doc({}, ['loggerMiddleware']) },
+    { name: 'no user agent middleware', make: doc({}, ['getUserAgentMiddleware']) },
+    { name: 'no recursion detection', make: doc({}, ['recursionDetectionMiddleware']) },
+    { name: 'low-level, hand marshalling', make: () => handMarshalled({ ...todayConfig() }) },
+    {
+      name: 'low-level, hand marshalling, cached middleware',
+      make: () => handMarshalled({ ...todayConfig(), cacheMiddleware: true }),
+    },
+    {
+      name: 'the same, without the unused middleware',
+      make: () => handMarshalled({ ...todayConfig(), cacheMiddleware: true }, unusedMiddleware),
+    },
+    { name: 'floor: node:http alone, no SDK', make: () => rawHttp(todayConfig()) },
+  ];
+};
+
+/**
+ * The store client's own CPU per round trip: the commands the endpoint classes send, `sends` times each, against the
+ * bench's store (in another process, so its CPU is not counted), with today's client setup and candidate setups side
+ * by side, interleaved round by round so that drift in the machine's speed falls on all of them alike.
+ */
+export async function benchStoreClient(sends: number, only?: readonly string[]): Promise<StoreClientFigures> {
+  const tableName = process.env.TABLE_NAME as string;
+  const partition = `BENCHCLIENT#${randomUUID()}`;
+  // The store module reads the table's name when it loads: after the bench environment has set it.
+  const { createDocumentClient, unusedMiddleware } = await import('#shared/store/dynamo');
+  const all = setups(tableName, createDocumentClient, unusedMiddleware)
+    .filter((setup, index) => index < 2 || !only || only.includes(setup.name))
+    .map((setup) => ({ setup, client: setup.make() }));
+  const seed = all[0]?.client as Sender;
+  const publicKey = 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA'.padEnd(392, 'x');
+  for (let i = 0; i < 3; i++) {
+    await seed.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { pk: partition, sk: `KEY#${i}`, publicKey, active: true, created: '2026-01-01T00:00:00Z' },
+      }) as never,
+    );
+  }
+  await seed.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { pk: partition, sk: 'HEAD', name: 'bench', owners: ['a', 'b'], keySet: 3, version: 1 },
+    }) as never,
+  );
+  const make: Record<CommandName, () => unknown> = {
+    Get: () =>
+      new GetCommand({ TableName: tableName, Key: { pk: partition, sk: 'HEAD' }, ConsistentRead: true }),
+    BatchGet: () =>
+      new BatchGetCommand({
+        RequestItems: {
+          [tableName]: {
+            Keys: [
+              { pk: partition, sk: 'HEAD' },
+              { pk: partition, sk: 'KEY#0' },
+            ],
+            ConsistentRead: true,
+          },
+        },
+      }),
+    Query: () =>
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': partition, ':prefix': 'KEY#' },
+        ConsistentRead: true,
+      }),
+    'conditional Put': () =>
+      new PutCommand({
+        TableName: tableName,
+        Item: { pk: `${partition}#JTI`, sk: randomUUID(), expiresAt: 2_000_000_000, ttl: 2_000_000_000 },
+        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
+        ExpressionAttributeValues: { ':now': 1_800_000_000 },
+      }),
+    Update: () =>
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: partition, sk: 'HEAD' },
+        UpdateExpression: 'SET #version = #version + :one, #updated = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#version': 'version', '#updated': 'updated' },
+        ExpressionAttributeValues: { ':one': 1, ':now': new Date().toISOString() },
+        ReturnValues: 'ALL_NEW',
+      }),
+  };
+
+  const run = async (client: Sender, name: CommandName, count: number): Promise<number> => {
+    const before = process.cpuUsage();
+    for (let i = 0; i < count; i++) await client.send(make[name]() as never);
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / 1000;
+  };
+  for (const { client } of all) {
+    const prepare = (client as Partial<ReturnType<typeof rawHttp>>).prepare;
+    if (prepare) for (const name of commandNames) await prepare(seed, make[name]());
+  }
+  // Warm-up: connections open, code compiled, credentials and endpoints resolved.
+  for (const { client } of all) for (const name of commandNames) await run(client, name, 20);
+
+  const rounds = 10;
+  const perRound = Math.max(1, Math.ceil(sends / rounds));
+  const cpu = all.map(
+    () => Object.fromEntries(commandNames.map((name) => [name, 0])) as Record<CommandName, number>,
+  );
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < all.length; i++) {
+      // A rotating order, so no setup always runs right after another.
+      const index = (i + r) % all.length;
+      const { client } = all[index] as (typeof all)[number];
+      for (const name of commandNames)
+        (cpu[index] as Record<CommandName, number>)[name] += await run(client, name, perRound);
+    }
+  }
+  const total = rounds * perRound;
+  const figures = all.map(({ setup }, index) => {
+    const spent = cpu[index] as Record<CommandName, number>;
+    const perCommand = Object.fromEntries(commandNames.map((name) => [name, round(spent[name] / total)]));
+    const mix = Object.values(spent).reduce((sum, ms) => sum + ms, 0) / (total * commandNames.length);
+    return {
+      name: setup.name,
+      cpuMsPerRoundTrip: { ...perCommand, mix: round(mix) } as Record<CommandName | 'mix', number>,
+    };
+  });
+  const today = figures[0]?.cpuMsPerRoundTrip.mix ?? Number.NaN;
+  return {
+    sendsPerCommand: total,
+    marshallingCpuMsPerRoundTrip: await marshallingAlone(seed, make, total),
+    setups: figures.map((each) => ({ ...each, ratioToToday: round(each.cpuMsPerRoundTrip.mix / today, 2) })),
+  };
+}
+
+/** What the document client's marshalling of the mix costs by itself: each command's input maps and its answer. */
+async function marshallingAlone(
+  client: Sender,
+  make: Record<CommandName, () => unknown>,
+  times: number,
+): Promise<number> {
+  const inputs = commandNames.map((name) => (make[name]() as { input: Record<string, unknown> }).input);
+  const answers = await Promise.all(commandNames.map((name) => client.send(make[name]() as never)));
+  // The maps a command's input and answer carry, wherever the document client finds them.
+  const maps = (value: Record<string, unknown>) =>
+    [
+      value.Key,
+      value.Item,
+      value.ExpressionAttributeValues,
+      value.Attributes,
+      ...((value.Items as unknown[] | undefined) ?? []),
+      ...Object.values((value.RequestItems as Record<string, { Keys: unknown[] }> | undefined) ?? {}).flatMap(
+        (each) => each.Keys,
+      ),
+      ...Object.values((value.Responses as Record<string, unknown[]> | undefined) ?? {}).flat(),
+    ].filter((each): each is Record<string, unknown> => each !== undefined);
+  const marshalled = answers.map((answer) =>
+    maps(answer as Record<string, unknown>).map((each) => marshall(each)),
+  );
+  const before = process.cpuUsage();
+  for (let i = 0; i < times; i++) {
+    for (const input of inputs)
+      for (const each of maps(input)) marshall(each, { removeUndefinedValues: true });
+    for (const answer of marshalled) for (const each of answer) unmarshall(each);
+  }
+  const used = process.cpuUsage(before);
+  return round((used.user + used.system) / 1000 / (times * commandNames.length), 4);
+}
