@@ -34,11 +34,12 @@ import {
   consumerId,
   fallbackRoute,
   httpRoutes,
-  loginHandlers,
   keyRingAccess,
+  loginHandlers,
   pushConsumers,
   pushDelivery,
   pushQueue as pushQueueSettings,
+  type QueueConsumer,
   routeId,
   routeThrottles,
   webAppRoute,
@@ -313,43 +314,13 @@ export class AuthorizationServiceStack extends Stack {
       : undefined;
     for (const fn of apiFunctions) edge?.protect(fn);
 
-    const workers = webhookConsumers.map((consumer) => {
-      const worker = new RouteFunction(this, consumerId(consumer), {
-        handler: consumer.handler,
-        access: consumer.access,
-        resources,
-        role: roles.roleFor(consumer.access),
-        memorySize: 512,
-        timeout: Duration.seconds(webhookDelivery.functionTimeoutSeconds),
-      });
-      worker.addEventSource(
-        new SqsEventSource(queue, {
-          batchSize: consumer.batchSize,
-          maxBatchingWindow: Duration.seconds(consumer.maxBatchingWindowSeconds),
-          maxConcurrency: consumer.maxConcurrency,
-          reportBatchItemFailures: true,
-        }),
-      );
-      return worker;
+    const workers = this.queueWorkers(webhookConsumers, queue, webhookDelivery.functionTimeoutSeconds, {
+      resources,
+      roles,
     });
-    const pushWorkers = pushConsumers.map((consumer) => {
-      const worker = new RouteFunction(this, consumerId(consumer), {
-        handler: consumer.handler,
-        access: consumer.access,
-        resources,
-        role: roles.roleFor(consumer.access),
-        memorySize: 512,
-        timeout: Duration.seconds(pushDelivery.functionTimeoutSeconds),
-      });
-      worker.addEventSource(
-        new SqsEventSource(pushQueue, {
-          batchSize: consumer.batchSize,
-          maxBatchingWindow: Duration.seconds(consumer.maxBatchingWindowSeconds),
-          maxConcurrency: consumer.maxConcurrency,
-          reportBatchItemFailures: true,
-        }),
-      );
-      return worker;
+    const pushWorkers = this.queueWorkers(pushConsumers, pushQueue, pushDelivery.functionTimeoutSeconds, {
+      resources,
+      roles,
     });
 
     new AnnouncementSweep(this, 'AnnouncementSweep', { resources, roles });
@@ -421,6 +392,34 @@ export class AuthorizationServiceStack extends Stack {
     new CfnOutput(this, 'PushDeadLetterQueueUrl', {
       value: pushDeadLetterQueue.queueUrl,
       description: 'For `admin push`',
+    });
+  }
+
+  /** A worker per consumer of the route table on its queue, reporting each failed message of a batch on its own. */
+  private queueWorkers(
+    consumers: readonly QueueConsumer[],
+    queue: Queue,
+    timeoutSeconds: number,
+    shared: { readonly resources: RouteFunctionResources; readonly roles: FunctionRoles },
+  ): RouteFunction[] {
+    return consumers.map((consumer) => {
+      const worker = new RouteFunction(this, consumerId(consumer), {
+        handler: consumer.handler,
+        access: consumer.access,
+        resources: shared.resources,
+        role: shared.roles.roleFor(consumer.access),
+        memorySize: 512,
+        timeout: Duration.seconds(timeoutSeconds),
+      });
+      worker.addEventSource(
+        new SqsEventSource(queue, {
+          batchSize: consumer.batchSize,
+          maxBatchingWindow: Duration.seconds(consumer.maxBatchingWindowSeconds),
+          maxConcurrency: consumer.maxConcurrency,
+          reportBatchItemFailures: true,
+        }),
+      );
+      return worker;
     });
   }
 
