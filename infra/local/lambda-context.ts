@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 
 /** A Lambda context as the runtime would pass it, with a deadline so middy's timeout handling behaves as deployed. */
-export function lambdaContext(functionName: string, timeoutMs: number, requestId = randomUUID()): Context {
+export function lambdaContext(
+  functionName: string,
+  timeoutMs: number,
+  requestId: string = randomUUID(),
+): Context {
   const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: true,

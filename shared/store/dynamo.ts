@@ -1,4 +1,8 @@
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  type DynamoDBClientConfig,
+} from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   DynamoDBDocumentClient,
@@ -25,23 +29,25 @@ export const unusedMiddleware = [
   'recursionDetectionMiddleware',
 ] as const;
 
+/** The store client's settings, which every setup the bench compares starts from. */
+export const storeClientConfig = (): DynamoDBClientConfig => ({
+  // The SDK's standard retries with backoff: throttling and the store's own errors are retried twice.
+  maxAttempts: 3,
+  // A store that does not answer must become a 503 well inside the function timeout, not a hung request.
+  requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+});
+
 /**
- * The store's document client as every handler uses it. `legacy` keeps the full middleware stack, for the bench's
- * side-by-side figure; retries, signing, timeouts and the service's own middleware are the same either way.
+ * The store's document client as every handler uses it: without the SDK middleware it has no use for, and with its
+ * own two. The bench builds its candidates through here too: other settings over these (`config`), other middleware
+ * removed (`remove`; none is the SDK's full stack, the setup before), the service's own middleware always the same.
  */
-export function createDocumentClient(options: { readonly legacy?: boolean } = {}): DynamoDBDocumentClient {
-  const client = traced(
-    new DynamoDBClient({
-      // The SDK's standard retries with backoff: throttling and the store's own errors are retried twice.
-      maxAttempts: 3,
-      // A store that does not answer must become a 503 well inside the function timeout, not a hung request.
-      requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
-    }),
-  );
-  if (!options.legacy) {
-    for (const name of unusedMiddleware) {
-      if (!client.middlewareStack.remove(name)) throw new Error(`The store client has no ${name} to remove`);
-    }
+export function createDocumentClient(
+  options: { readonly config?: DynamoDBClientConfig; readonly remove?: readonly string[] } = {},
+): DynamoDBDocumentClient {
+  const client = traced(new DynamoDBClient({ ...storeClientConfig(), ...options.config }));
+  for (const name of options.remove ?? unusedMiddleware) {
+    if (!client.middlewareStack.remove(name)) throw new Error(`The store client has no ${name} to remove`);
   }
 
   // After the SDK's own retries, a failure that is the store's and not the request's becomes one 503 for the caller.

@@ -21,6 +21,7 @@ import { benchStoreClient, storeClientTargetMs } from '#test/bench/store-client'
 import { benchWeb, firstScreenTargetMs, javascriptGzipTargetKb } from '#test/bench/web';
 import { benchWebhooks } from '#test/bench/webhooks';
 
+// In the order they run: those in this process first, up to `http`.
 const sections = [
   'cold-start',
   'scaling',
@@ -276,16 +277,8 @@ const report: Record<string, unknown> = {
 const benchStarted = performance.now();
 let pushCreateCost: Awaited<ReturnType<typeof benchPushCreateCost>> | undefined;
 
-// The in-process sections share one environment (its store client is made once per process).
-const inProcess: readonly Section[] = [
-  'cold-start',
-  'scaling',
-  'pipeline',
-  'store-client',
-  'refusals',
-  'management',
-  'auth-flow',
-];
+// The in-process sections, every one before `http`, share one environment (its store client is made once per process).
+const inProcess: readonly Section[] = sections.slice(0, sections.indexOf('http'));
 // The pushes section's in-process figure (what a push adds to a create) uses it too.
 if (inProcess.some(runs) || runs('pushes')) {
   const environment = await startBenchEnvironment();

@@ -19,12 +19,6 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { FetchHttpHandler } from '@smithy/fetch-http-handler';
-import { serviceUnavailable } from '#shared/errors';
-import type {
-  createDocumentClient as CreateDocumentClient,
-  unusedMiddleware as UnusedMiddleware,
-} from '#shared/store/dynamo';
-import { checkTableAccess } from '#shared/store/table-grant-check';
 import { round } from '#test/bench/stats';
 
 /** The store client's CPU per round trip the project aims for, in ms. */
@@ -51,39 +45,6 @@ export interface StoreClientFigures {
     readonly cpuMsPerRoundTrip: Readonly<Record<CommandName | 'mix', number>>;
     readonly ratioToToday: number;
   }[];
-}
-
-const todayConfig = (): DynamoDBClientConfig => ({
-  maxAttempts: 3,
-  requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
-});
-
-function documentClient(
-  config: DynamoDBClientConfig,
-  tableName: string,
-  remove: readonly string[] = [],
-): DynamoDBDocumentClient {
-  const client = new DynamoDBClient(config);
-  for (const name of remove) client.middlewareStack.remove(name);
-  // The service's own two middlewares, as the store module adds them.
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      try {
-        return await next(args);
-      } catch (error) {
-        throw serviceUnavailable('The store is unavailable; retry the request', error);
-      }
-    },
-    { step: 'initialize', name: 'mapTransientStoreFailures' },
-  );
-  client.middlewareStack.add(
-    (next, context) => (args) => {
-      checkTableAccess(context.commandName ?? '', args.input, tableName);
-      return next(args);
-    },
-    { step: 'build', name: 'checkTableGrant' },
-  );
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
 /** The low-level client, each document command's input marshalled and its output unmarshalled by hand. */
@@ -217,17 +178,15 @@ function rawHttp(
   };
 }
 
-const setups = (
-  tableName: string,
-  createDocumentClient: typeof CreateDocumentClient,
-  unusedMiddleware: typeof UnusedMiddleware,
-): Setup[] => {
+const setups = (store: typeof import('#shared/store/dynamo')): Setup[] => {
+  const { createDocumentClient, storeClientConfig: todayConfig, unusedMiddleware } = store;
+  // The SDK's full middleware stack, as the store client had it, with other settings or fewer middleware.
   const doc =
     (config: DynamoDBClientConfig, remove: string[] = []) =>
     () =>
-      documentClient({ ...todayConfig(), ...config }, tableName, remove);
+      createDocumentClient({ config, remove });
   return [
-    { name: 'today', make: () => createDocumentClient({ legacy: true }) },
+    { name: 'today', make: () => createDocumentClient({ remove: [] }) },
     { name: 'chosen (the store module)', make: () => createDocumentClient() },
     { name: 'account endpoints off', make: doc({ accountIdEndpointMode: 'disabled' }) },
     { name: 'endpoint discovery off', make: doc({ endpointDiscoveryEnabled: false }) },
@@ -268,8 +227,7 @@ export async function benchStoreClient(sends: number, only?: readonly string[]):
   const tableName = process.env.TABLE_NAME as string;
   const partition = `BENCHCLIENT#${randomUUID()}`;
   // The store module reads the table's name when it loads: after the bench environment has set it.
-  const { createDocumentClient, unusedMiddleware } = await import('#shared/store/dynamo');
-  const all = setups(tableName, createDocumentClient, unusedMiddleware)
+  const all = setups(await import('#shared/store/dynamo'))
     .filter((setup, index) => index < 2 || !only || only.includes(setup.name))
     .map((setup) => ({ setup, client: setup.make() }));
   const seed = all[0]?.client as Sender;

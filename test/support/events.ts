@@ -2,8 +2,11 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { PreparedRequest } from '#shared/client/api-client';
 import type { HttpEvent } from '#shared/http/event';
 
-/** The API Gateway HTTP API v2 event a prepared request would arrive as, for invoking a handler in-process. */
-export function toHttpEvent(request: PreparedRequest): HttpEvent {
+/**
+ * The API Gateway HTTP API v2 event a prepared request would arrive as, for invoking a handler in-process, with the
+ * request id API Gateway gave it (the correlation id of every log line).
+ */
+export function toHttpEvent(request: PreparedRequest, requestId = 'test'): HttpEvent {
   const queryAt = request.path.indexOf('?');
   const rawPath = queryAt === -1 ? request.path : request.path.slice(0, queryAt);
   return {
@@ -26,7 +29,7 @@ export function toHttpEvent(request: PreparedRequest): HttpEvent {
         sourceIp: '127.0.0.1',
         userAgent: 'test',
       },
-      requestId: 'test',
+      requestId,
       routeKey: '$default',
       stage: '$default',
       time: new Date().toUTCString(),

@@ -1,11 +1,10 @@
-import { createPrivateKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Authenticator } from '#shared/authenticator/authenticator';
-import { keyId } from '#shared/protocol/kid';
 import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { refusal } from '#test/support/tree';
-import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver';
+import { serviceWebhooks } from '#test/support/service-webhooks';
+import type { WebhookReceiver } from '#test/support/webhook-receiver';
 
 /**
  * A handler that dies between an answer's write and its event's send: the webhook queue refuses every send while the
@@ -29,18 +28,7 @@ beforeAll(async () => {
   runtime = await startTestRuntime();
   scene = await newAuthScene(runtime);
   alice = await scene.linkDevice('alice');
-  const organizationKey = createPrivateKey(scene.organization.privateKeyPem);
-  receiver = await startWebhookReceiver({
-    apiBaseUrl: runtime.baseUrl,
-    keys: new Map([
-      [scene.serviceKey.kid, scene.serviceKey.privateKey],
-      [keyId(organizationKey), organizationKey],
-    ]),
-  });
-  await scene.organization.client.call('PATCH', '/directory/v3/services', {
-    subject: `dir:${scene.directoryId}`,
-    body: { service_id: scene.serviceId, callback_url: receiver.url('/hooks') },
-  });
+  receiver = await serviceWebhooks(runtime, scene);
   const { queueClient } = await import('#shared/events/queue-client');
   const webhookQueueUrl = runtime.runtime.queues.queueUrl;
   (queueClient.middlewareStack as unknown as Stack).add(

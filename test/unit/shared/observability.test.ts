@@ -1,6 +1,8 @@
-import type { Context } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { lambdaContext } from '#infra/local/lambda-context';
+import type { PreparedRequest } from '#shared/client/api-client';
 import type { HttpEvent } from '#shared/http/event';
+import { toHttpEvent } from '#test/support/events';
 
 // Logs and metrics on, as in Lambda; set before the modules that read them load.
 vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
@@ -22,35 +24,18 @@ beforeAll(async () => {
 
 afterEach(() => vi.restoreAllMocks());
 
-const context = {
-  functionName: 'service-get-thing',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:service-get-thing',
-  memoryLimitInMB: '256',
-  awsRequestId: 'lambda-request-id',
-  getRemainingTimeInMillis: () => 10_000,
-} as unknown as Context;
+const context = lambdaContext('service-get-thing', 10_000, 'lambda-request-id');
 
-function event(requestId: string): HttpEvent {
-  return {
-    version: '2.0',
-    routeKey: 'GET /public/v3/thing',
-    rawPath: '/public/v3/thing',
-    rawQueryString: '',
-    headers: { host: 'api.example.com' },
-    isBase64Encoded: false,
-    requestContext: {
-      requestId,
-      http: {
-        method: 'GET',
-        path: '/public/v3/thing',
-        protocol: 'HTTP/1.1',
-        sourceIp: '203.0.113.9',
-        userAgent: 'x',
-      },
-    },
-  } as unknown as HttpEvent;
-}
+/** A request of a public route, as the handlers below receive it. */
+const thing: PreparedRequest = {
+  method: 'GET',
+  path: '/public/v3/thing',
+  headers: { host: 'api.example.com' },
+  body: undefined,
+  jti: '',
+  subject: '',
+};
+const event = (requestId: string): HttpEvent => toHttpEvent(thing, requestId);
 
 /** Every JSON line the handler writes (logs and embedded metric format) while it runs. */
 async function linesOf(run: () => Promise<unknown>): Promise<Record<string, unknown>[]> {

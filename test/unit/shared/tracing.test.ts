@@ -2,9 +2,10 @@ import { createSocket } from 'node:dgram';
 import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { HttpEvent } from '#shared/http/event';
+import { lambdaContext } from '#infra/local/lambda-context';
+import type { PreparedRequest } from '#shared/client/api-client';
+import { toHttpEvent } from '#test/support/events';
 
 /** An X-Ray document as the daemon receives it. */
 interface TraceDocument {
@@ -47,33 +48,18 @@ afterAll(() => {
   daemon.close();
 });
 
-const context = {
-  functionName: 'public-get-thing',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:public-get-thing',
-  memoryLimitInMB: '256',
-  awsRequestId: 'lambda-request-id',
-  getRemainingTimeInMillis: () => 10_000,
-} as unknown as Context;
+const context = lambdaContext('public-get-thing', 10_000, 'lambda-request-id');
 
-const event = {
-  version: '2.0',
-  routeKey: 'GET /public/v3/thing',
-  rawPath: '/public/v3/thing',
-  rawQueryString: '',
+/** A request of a public route, as the handlers below receive it. */
+const thing: PreparedRequest = {
+  method: 'GET',
+  path: '/public/v3/thing',
   headers: { host: 'api.example.com' },
-  isBase64Encoded: false,
-  requestContext: {
-    requestId: 'api-request-id',
-    http: {
-      method: 'GET',
-      path: '/public/v3/thing',
-      protocol: 'HTTP/1.1',
-      sourceIp: '203.0.113.9',
-      userAgent: 'x',
-    },
-  },
-} as unknown as HttpEvent;
+  body: undefined,
+  jti: '',
+  subject: '',
+};
+const event = toHttpEvent(thing, 'api-request-id');
 
 /** A DynamoDB client whose requests never leave the process: every call finds no item. */
 function tableClient() {
