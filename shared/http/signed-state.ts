@@ -13,6 +13,8 @@ export interface Caller {
   /** The API identity the request addressed; responses are issued under it. */
   readonly identity: ApiIdentity;
   readonly jti: string;
+  /** The id of the issuer's key that signed the request. */
+  readonly kid: string;
   /** The key the response body is encrypted to; undefined when the issuer has none that can receive encryption. */
   readonly responseKey: Recipient | undefined;
   /** The issuer's head (directories, services, devices), read with its keys. */

@@ -105,12 +105,14 @@ export function authenticate(
       if (!(await recordJti(issuer, claims.jti, claims.exp + leewaySeconds, now))) {
         throw refusal('AUTH-006', `jti ${claims.jti} was already used`);
       }
-      const encryptionKey = responseEncryptionKey(keys, unverified.header.kid as string, nowDate);
+      const kid = unverified.header.kid as string;
+      const encryptionKey = responseEncryptionKey(keys, kid, nowDate);
       state.caller = {
         issuer,
         subject,
         identity: claimed.identity,
         jti: claims.jti,
+        kid,
         responseKey: encryptionKey && {
           kid: encryptionKey.kid,
           publicKey: importPublicKey(encryptionKey.publicKeyPem),

@@ -7,12 +7,11 @@ import { writeAuditRecord } from '#shared/audit/write-audit-record';
 import { clip } from '#shared/echo';
 import { ApiError } from '#shared/errors';
 import { callerAddress } from '#shared/http/caller-address';
-import { type HttpEvent, header, requestPath } from '#shared/http/event';
+import { type HttpEvent, requestPath } from '#shared/http/event';
 import type { Reply } from '#shared/http/reply';
 import type { Caller, SignedContext } from '#shared/http/signed-state';
 import { logger } from '#shared/log';
 import { formatEntity, sameEntity } from '#shared/protocol/entity';
-import { decodeUnverified } from '#shared/protocol/jws';
 import { ownershipOf } from '#shared/store/heads';
 
 /**
@@ -95,7 +94,7 @@ function auditRecordOf(
     source_ip: callerAddress(event),
     actor_type: issuer.type,
     actor_id: issuer.id,
-    kid: kidOf(event),
+    kid: text(caller.kid),
     subject: sameEntity(issuer, subject) ? undefined : formatEntity(subject),
     operation: route,
     directory_id:
@@ -130,11 +129,4 @@ function objectOf(value: unknown): Record<string, unknown> {
 /** A string field as recorded: ids and identifiers only, capped. */
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? clip(value, longestValue) : undefined;
-}
-
-/** The id of the key that signed the request: its JWT verified before any record is made. */
-function kidOf(event: HttpEvent): string | undefined {
-  const token = (header(event, 'authorization') ?? '').trim().split(/\s+/)[1];
-  if (!token) return undefined;
-  return text(decodeUnverified(token).header.kid);
 }
