@@ -2,10 +2,10 @@ import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import dynalite from 'dynalite';
 import { createSqsServer } from 'local-aws-sqs';
 import { closeLevelIteratorsOnReturn } from '#infra/local/close-level-iterators';
 import { makeDataDirectoryPrivate } from '#infra/local/private-data-directory';
+import { dynaliteWithTransactions } from '#infra/local/transact-write-items';
 import { keyFileEnvironment, keyFilesBeside } from '#shared/api-keys/key-ring-storage';
 
 /** The embedded stand-ins for DynamoDB and SQS, on loopback ports of their own. */
@@ -51,7 +51,12 @@ export async function startEngines(dataDir: string): Promise<LocalEngines> {
   const dynamoPath = join(dataDir, 'dynamodb');
   await mkdir(dynamoPath, { recursive: true, mode: 0o700 });
   closeLevelIteratorsOnReturn();
-  const dynamo = dynalite({ path: dynamoPath, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const dynamo = dynaliteWithTransactions({
+    path: dynamoPath,
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+  });
   await listen(dynamo);
   const sqs = await createSqsServer({ port: 0, hostname: '127.0.0.1' });
   return {

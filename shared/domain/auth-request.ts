@@ -19,7 +19,10 @@ export interface AuthAnswer {
   readonly answeredAt: string;
 }
 
-/** PENDING until answered, cancelled or expired (by time, not by a write); VOID when its create lost the busy race. */
+/**
+ * PENDING until answered, cancelled or expired (by time, not by a write). VOID marked a request whose create lost the
+ * busy race, before the create wrote its request and its claim together; such items may still be stored.
+ */
 export type AuthRequestStatus = 'PENDING' | 'ANSWERED' | 'CANCELLED' | 'VOID';
 
 export interface AuthRequest {
@@ -61,6 +64,34 @@ export interface AuthRequest {
    * answer (before that answer existed, with CANCELLED).
    */
   readonly numberMatchFailed?: boolean;
+}
+
+/**
+ * What a device is shown of a pending request, kept with the user's slot so that listing it reads the user alone: the
+ * request's own fields, whether it needs the number the application shows (never the number), and the service's key
+ * as it was when the request was made, to which the v1 package is encrypted (as `auth_jwe` is to the requester's).
+ */
+export interface ShownAuthRequest extends Pick<
+  AuthRequest,
+  | 'id'
+  | 'serviceId'
+  | 'serviceName'
+  | 'serviceIcon'
+  | 'title'
+  | 'context'
+  | 'pushTitle'
+  | 'pushBody'
+  | 'policy'
+  | 'denialReasons'
+  | 'created'
+  | 'expiresAt'
+  | 'requester'
+  | 'requesterKid'
+  | 'requesterPublicKey'
+  | 'deviceIds'
+> {
+  readonly numberMatch: boolean;
+  readonly serviceKey: { readonly kid: string; readonly publicKeyPem: string } | null;
 }
 
 /** Wrong codes a number-matching request takes before it ends (docs/protocol.md#number-matching). */

@@ -1,3 +1,4 @@
+import type { ShownAuthRequest } from '#shared/domain/auth-request';
 import type { PushChannel } from '#shared/push/channel';
 
 /** Device link states on the wire (docs/protocol.md#objects). */
@@ -36,6 +37,8 @@ export interface PendingSlot {
   /** Epoch seconds. */
   readonly expiresAt: number;
   readonly serviceId: string;
+  /** What its devices are shown; absent from slots claimed before it was kept here. */
+  readonly shown?: ShownAuthRequest;
 }
 
 export interface StoredTotp {

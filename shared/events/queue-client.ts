@@ -1,5 +1,6 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { deadLetterReasonAttribute } from '#shared/events/webhook-event';
+import { firstUseEstablished } from '#shared/first-use';
 import { traced } from '#shared/tracing';
 
 /** One client per process: short timeouts, so a request that cannot enqueue fails fast and is retried by its caller. */
@@ -14,6 +15,15 @@ export const queueClient = traced(
 for (const name of ['loggerMiddleware', 'getUserAgentMiddleware']) {
   if (!queueClient.middlewareStack.remove(name)) throw new Error(`The queue client has no ${name} to remove`);
 }
+
+// Every send announces a change, so it waits for its request's jti to be recorded (first-use.ts).
+queueClient.middlewareStack.add(
+  (next) => async (args) => {
+    await firstUseEstablished();
+    return next(args);
+  },
+  { step: 'initialize', name: 'awaitFirstUse' },
+);
 
 /** Moves a message to a dead-letter queue with the reason, for an operator to read and re-drive. */
 export async function sendToDeadLetters(

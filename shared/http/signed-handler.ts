@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type * as v from 'valibot';
+import { afterFirstUse } from '#shared/first-use';
 import { type HttpEvent, publicBaseUrl } from '#shared/http/event';
 import { authenticate } from '#shared/http/middlewares/authenticate';
 import { authorizeSubject, type SubjectRequirement } from '#shared/http/middlewares/authorize-subject';
@@ -41,15 +42,17 @@ export interface SignedOperation<Rule extends BodyRule> {
 export function signedHandler<Rule extends BodyRule>(operation: SignedOperation<Rule>) {
   return middy<HttpEvent, APIGatewayProxyStructuredResultV2, Error, SignedContext>(
     async (event: HttpEvent, context: SignedContext) => {
-      const { caller, body, receivedAt } = context.signed;
-      if (!caller) throw new Error('The signed pipeline ran the handler without a caller');
-      const reply = await operation.handle({
-        caller,
-        body: body as BodyOf<Rule>,
-        pathParameters: event.pathParameters ?? {},
-        receivedAt: new Date(receivedAt),
-        baseUrl: publicBaseUrl(event),
-      });
+      const { caller, body, receivedAt, firstUse } = context.signed;
+      if (!caller || !firstUse) throw new Error('The signed pipeline ran the handler without a caller');
+      const reply = await afterFirstUse(firstUse, () =>
+        operation.handle({
+          caller,
+          body: body as BodyOf<Rule>,
+          pathParameters: event.pathParameters ?? {},
+          receivedAt: new Date(receivedAt),
+          baseUrl: publicBaseUrl(event),
+        }),
+      );
       // The response signer turns the reply into the HTTP result in its `after`.
       return reply as unknown as APIGatewayProxyStructuredResultV2;
     },

@@ -1,4 +1,5 @@
 import type { Context } from 'aws-lambda';
+import type { EntityKey } from '#shared/domain/entity-key';
 import type { HeadItem } from '#shared/store/heads';
 import type { ApiIdentity } from '#shared/protocol/dialect';
 import type { Entity } from '#shared/protocol/entity';
@@ -17,6 +18,8 @@ export interface Caller {
   readonly kid: string;
   /** The key the response body is encrypted to; undefined when the issuer has none that can receive encryption. */
   readonly responseKey: Recipient | undefined;
+  /** The issuer's keys, as read to verify the request. */
+  readonly issuerKeys: readonly EntityKey[];
   /** The issuer's head (directories, services, devices), read with its keys. */
   readonly issuerHead: HeadItem | undefined;
   /** The subject's head: the issuer's own, or the one read to check that the issuer owns the subject. */
@@ -40,6 +43,11 @@ export interface SignedState {
   receivedAt: number;
   claimed?: ClaimedCaller;
   caller?: Caller;
+  /**
+   * Settles when the request's jti is recorded: rejects with AUTH-006 for a replay, or with the store's failure. Set
+   * once the signature verifies; the use case's writes and the answer wait for it.
+   */
+  firstUse?: Promise<void>;
   body?: unknown;
 }
 

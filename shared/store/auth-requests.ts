@@ -1,21 +1,29 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, type PutCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuthAnswer, AuthRequest } from '#shared/domain/auth-request';
 import { announcementDue } from '#shared/store/announcements';
 import { dynamo, isConditionalFailure, tableName } from '#shared/store/dynamo';
 import { authRequestKey } from '#shared/store/keys';
+import type { UserKey } from '#shared/domain/user';
+import { releasePendingSlotWrite } from '#shared/store/users';
+import { type TableWrite, writeTogether } from '#shared/store/write-together';
 
 /** Answered requests stay readable this long after they would have expired, then DynamoDB purges them. */
 const retentionSeconds = 30 * 24 * 3600;
 
-export async function putAuthRequest(auth: AuthRequest): Promise<void> {
+/** A new request's write: together with the claim of its user's slot, so that it exists only if the claim holds. */
+export function newAuthRequestWrite(auth: AuthRequest): TableWrite {
   const { answer: _answer, ...fields } = auth;
-  await dynamo.send(
-    new PutCommand({
+  return {
+    Put: {
       TableName: tableName,
       Item: { ...authRequestKey(auth.id), ...fields, ttl: auth.expiresAt + retentionSeconds },
       ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+    },
+  };
+}
+
+export async function putAuthRequest(auth: AuthRequest): Promise<void> {
+  await dynamo.send(new PutCommand(newAuthRequestWrite(auth).Put as PutCommandInput));
 }
 
 export async function getAuthRequest(authId: string): Promise<AuthRequest | undefined> {
@@ -33,26 +41,30 @@ function toAuthRequest(item: Record<string, unknown>): AuthRequest {
 
 /**
  * Every state change is conditional on the request still pending and unexpired, so answer, cancel and expiry race
- * safely. Returns the request as changed, or undefined when the condition failed.
+ * safely.
  */
-async function transition(
+function transitionWrite(
   authId: string,
   update: string,
   values: Record<string, unknown>,
   nowSeconds: number,
   extraCondition = '',
-): Promise<AuthRequest | undefined> {
+) {
+  return {
+    TableName: tableName,
+    Key: authRequestKey(authId),
+    UpdateExpression: update,
+    ConditionExpression: `#status = :pending AND expiresAt > :now${extraCondition}`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':pending': 'PENDING', ':now': nowSeconds, ...values },
+  };
+}
+
+/** A state change on its own: the request as changed, or undefined when the condition failed. */
+async function transition(...change: Parameters<typeof transitionWrite>): Promise<AuthRequest | undefined> {
   try {
     const { Attributes } = await dynamo.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: authRequestKey(authId),
-        UpdateExpression: update,
-        ConditionExpression: `#status = :pending AND expiresAt > :now${extraCondition}`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pending': 'PENDING', ':now': nowSeconds, ...values },
-        ReturnValues: 'ALL_NEW',
-      }),
+      new UpdateCommand({ ...transitionWrite(...change), ReturnValues: 'ALL_NEW' }),
     );
     return Attributes && toAuthRequest(Attributes);
   } catch (error) {
@@ -61,46 +73,60 @@ async function transition(
   }
 }
 
-/** Marks a request its creator lost the busy race with: it was never handed out and stays invisible. */
-export async function voidAuthRequest(authId: string): Promise<void> {
-  await dynamo.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: authRequestKey(authId),
-      UpdateExpression: 'SET #status = :void',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':void': 'VOID' },
-    }),
-  );
+/**
+ * Ends a pending request with `end`, one of its transitions, and frees its user's slot in the same write, so that
+ * the slot, which is what devices list, never names a request that has ended. A slot the request no longer holds (its
+ * user was removed) does not stop the end. False when the request's own condition failed.
+ */
+async function endWithSlot(end: ReturnType<typeof transitionWrite>, user: UserKey, authId: string) {
+  const failed = await writeTogether([{ Update: end }, releasePendingSlotWrite(user, authId)]);
+  if (failed.length === 0) return true;
+  if (failed.includes(0)) return false;
+  try {
+    await dynamo.send(new UpdateCommand(end));
+    return true;
+  } catch (error) {
+    if (isConditionalFailure(error)) return false;
+    throw error;
+  }
 }
 
-export function cancelAuthRequest(
+const userOf = (auth: AuthRequest): UserKey => ({
+  directoryId: auth.directoryId,
+  identifier: auth.identifier,
+});
+
+/** Cancels a pending request of `serviceId`'s; the request as it was, or undefined when it was not pending. */
+export async function cancelAuthRequest(
   authId: string,
   serviceId: string,
   nowSeconds: number,
 ): Promise<AuthRequest | undefined> {
-  return transition(
+  const auth = await getAuthRequest(authId);
+  if (!auth || auth.serviceId !== serviceId) return undefined;
+  const cancel = transitionWrite(
     authId,
     'SET #status = :cancelled',
     { ':cancelled': 'CANCELLED', ':service': serviceId },
     nowSeconds,
     ' AND serviceId = :service',
   );
+  return (await endWithSlot(cancel, userOf(auth), authId)) ? auth : undefined;
 }
 
 /**
- * Records a device's answer if the request is pending, unexpired and offered to that device, and either needs no
+ * A device's answer, recorded if the request is pending, unexpired and offered to that device, and either needs no
  * number-matching code or `numberMatchCode` is its code (checked by the caller first; this only closes the race).
  */
-export function answerAuthRequest(
+function answerChange(
   authId: string,
   answer: AuthAnswer,
   nowSeconds: number,
   numberMatchCode?: string,
-): Promise<AuthRequest | undefined> {
+): Parameters<typeof transitionWrite> {
   // Marked due in the same write, so an answer whose event never reached the queue is found by the sweep.
   const due = announcementDue(authId, nowSeconds);
-  return transition(
+  return [
     authId,
     `SET #status = :answered, answer = :answer, ${due.set}`,
     {
@@ -114,7 +140,22 @@ export function answerAuthRequest(
     ` AND contains(deviceIds, :device) AND ${
       numberMatchCode === undefined ? 'attribute_not_exists(numberMatchCode)' : 'numberMatchCode = :code'
     }`,
-  );
+  ];
+}
+
+/** Records the answer (see answerChange) and frees the user's slot in one write; false when the answer's condition failed. */
+export function answerWithSlot(
+  user: UserKey,
+  ...answering: Parameters<typeof answerChange>
+): Promise<boolean> {
+  return endWithSlot(transitionWrite(...answerChange(...answering)), user, answering[0]);
+}
+
+/** The answer on its own (see answerChange): the request as answered, or undefined when its condition failed. */
+export function answerAuthRequest(
+  ...answering: Parameters<typeof answerChange>
+): Promise<AuthRequest | undefined> {
+  return transition(...answerChange(...answering));
 }
 
 /**
@@ -124,23 +165,23 @@ export function answerAuthRequest(
  * request is no longer pending.
  */
 export async function recordNumberMatchFailure(
-  authId: string,
+  auth: AuthRequest,
   deviceId: string,
   nowSeconds: number,
   max: number,
   ending: () => Promise<AuthAnswer>,
-): Promise<AuthRequest | undefined> {
+): Promise<{ readonly failures: number; readonly ended: boolean } | undefined> {
   const counted = await transition(
-    authId,
+    auth.id,
     'SET numberMatchFailures = if_not_exists(numberMatchFailures, :zero) + :one',
     { ':zero': 0, ':one': 1, ':last': max - 1, ':device': deviceId },
     nowSeconds,
     ' AND contains(deviceIds, :device) AND (attribute_not_exists(numberMatchFailures) OR numberMatchFailures < :last)',
   );
-  if (counted) return counted;
-  const due = announcementDue(authId, nowSeconds);
-  return transition(
-    authId,
+  if (counted) return { failures: counted.numberMatchFailures ?? 0, ended: false };
+  const due = announcementDue(auth.id, nowSeconds);
+  const end = transitionWrite(
+    auth.id,
     `SET numberMatchFailures = :max, numberMatchFailed = :failed, #status = :answered, answer = :answer, ${due.set}`,
     {
       ...due.values,
@@ -154,6 +195,7 @@ export async function recordNumberMatchFailure(
     nowSeconds,
     ' AND contains(deviceIds, :device) AND numberMatchFailures = :last',
   );
+  return (await endWithSlot(end, userOf(auth), auth.id)) ? { failures: max, ended: true } : undefined;
 }
 
 /**

@@ -14,6 +14,7 @@ import { serviceUnavailable } from '#shared/errors';
 import type { ItemKey } from '#shared/store/keys';
 import { traced } from '#shared/tracing';
 import { checkTableAccess } from '#shared/store/table-grant-check';
+import { firstUseEstablished } from '#shared/first-use';
 
 export const tableName = requireEnv('TABLE_NAME');
 
@@ -64,6 +65,15 @@ export function createDocumentClient(
     { step: 'initialize', name: 'mapTransientStoreFailures' },
   );
 
+  // A write waits for its request's jti to be recorded, and fails if the request is a replay (first-use.ts).
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (!readCommands.has(context.commandName ?? '')) await firstUseEstablished();
+      return next(args);
+    },
+    { step: 'initialize', name: 'awaitFirstUse' },
+  );
+
   // The local runtime's stand-in for IAM (a no-op in AWS): after the document client has marshalled the input.
   client.middlewareStack.add(
     (next, context) => (args) => {
@@ -77,6 +87,16 @@ export function createDocumentClient(
     marshallOptions: { removeUndefinedValues: true },
   });
 }
+
+/** The commands that change nothing; any other may write, and waits for its request's first use. */
+const readCommands = new Set([
+  'GetItemCommand',
+  'BatchGetItemCommand',
+  'QueryCommand',
+  'ScanCommand',
+  'TransactGetItemsCommand',
+  'DescribeTableCommand',
+]);
 
 export const dynamo = createDocumentClient();
 

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
   defaultDirectorySettings,
   type DirectorySettings,
@@ -10,8 +10,10 @@ import {
   entityPartition,
   fraudLockKey,
   fraudLockPrefix,
+  type ItemKey,
   rateCounterKey,
 } from '#shared/store/keys';
+import type { TableWrite } from '#shared/store/write-together';
 
 export interface FraudLock {
   readonly identifier: string;
@@ -20,15 +22,37 @@ export interface FraudLock {
 }
 
 /** What a create needs to know about a user before it claims the user's slot: the directory's settings and any lock. */
-export async function getRequestGuards(
+export interface RequestGuards {
+  readonly settings: DirectorySettings;
+  readonly lock: FraudLock | undefined;
+}
+
+/** The items a create reads for the guards, in the same batch as the user's. */
+export const requestGuardKeys = (directoryId: string, identifier: string) => [
+  directorySettingsKey(directoryId),
+  fraudLockKey(directoryId, identifier),
+];
+
+/** The guards among the items a batch read returned. */
+export function requestGuardsOf(
+  items: readonly Record<string, unknown>[],
   directoryId: string,
   identifier: string,
-): Promise<{ settings: DirectorySettings; lock: FraudLock | undefined }> {
-  const settingsKey = directorySettingsKey(directoryId);
-  const items = await batchGetAll([settingsKey, fraudLockKey(directoryId, identifier)]);
-  const settings = items.find((item) => item.sk === settingsKey.sk);
-  const lock = items.find((item) => (item.sk as string).startsWith(fraudLockPrefix));
+): RequestGuards {
+  const [settingsKey, lockKey] = requestGuardKeys(directoryId, identifier);
+  const found = (key: ItemKey | undefined) =>
+    items.find((item) => item.pk === key?.pk && item.sk === key?.sk);
+  const settings = found(settingsKey);
+  const lock = found(lockKey);
   return { settings: settingsFromItem(settings), lock: lock && lockFromItem(lock) };
+}
+
+export async function getRequestGuards(directoryId: string, identifier: string): Promise<RequestGuards> {
+  return requestGuardsOf(
+    await batchGetAll(requestGuardKeys(directoryId, identifier)),
+    directoryId,
+    identifier,
+  );
 }
 
 export async function getDirectorySettings(directoryId: string): Promise<DirectorySettings> {
@@ -66,35 +90,29 @@ function settingsFromItem(item: Record<string, unknown> | undefined): DirectoryS
 
 /**
  * Counts one request for a user in the window starting at `windowStart`, unless `limit.count` were counted already:
- * one conditional ADD decides, so concurrent creates can never overshoot. The counter outlives its window briefly and
- * is then purged.
+ * one conditional ADD decides, so concurrent creates can never overshoot. A write of the create's transaction, so a
+ * request that is not made is not counted. The counter outlives its window briefly and is then purged.
  */
-export async function countUserRequest(
+export function countUserRequestWrite(
   directoryId: string,
   identifier: string,
   limit: RateLimit,
   windowStart: number,
-): Promise<boolean> {
-  try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: rateCounterKey(directoryId, identifier, windowStart),
-        UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
-        ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-        ExpressionAttributeNames: { '#count': 'requests', '#ttl': 'ttl' },
-        ExpressionAttributeValues: {
-          ':one': 1,
-          ':limit': limit.count,
-          ':ttl': windowStart + limit.windowSeconds + 3600,
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalFailure(error)) return false;
-    throw error;
-  }
+): TableWrite {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: rateCounterKey(directoryId, identifier, windowStart),
+      UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
+      ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+      ExpressionAttributeNames: { '#count': 'requests', '#ttl': 'ttl' },
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':limit': limit.count,
+        ':ttl': windowStart + limit.windowSeconds + 3600,
+      },
+    },
+  };
 }
 
 /** Locks a user until `lockedUntil`; a later lock extends an earlier one, never shortens it. */

@@ -30,6 +30,17 @@ const actionOf: Readonly<Record<string, { action: string; mode: 'reads' | 'write
   DeleteItemCommand: { action: 'dynamodb:DeleteItem', mode: 'writes' },
 };
 
+/**
+ * A transaction's operations as IAM evaluates them: each its own action on its own item. ConditionCheckItem is in no
+ * route's grant (a grant's rows are reads and writes), so a transaction that checks an item is refused.
+ */
+const transactActionOf: Readonly<Record<string, { action: string; mode: 'writes' | undefined }>> = {
+  Put: { action: 'dynamodb:PutItem', mode: 'writes' },
+  Update: { action: 'dynamodb:UpdateItem', mode: 'writes' },
+  Delete: { action: 'dynamodb:DeleteItem', mode: 'writes' },
+  ConditionCheck: { action: 'dynamodb:ConditionCheckItem', mode: undefined },
+};
+
 /** An item kind a function touched without declaring it: what AWS would answer with AccessDeniedException. */
 export class UndeclaredTableAccessError extends Error {
   override readonly name = 'UndeclaredTableAccessError';
@@ -42,6 +53,10 @@ export class UndeclaredTableAccessError extends Error {
 export function checkTableAccess(commandName: string, input: unknown, tableName: string): void {
   const current = scope.getStore();
   if (!current) return;
+  if (commandName === 'TransactWriteItemsCommand') {
+    checkTransaction(current, input, tableName);
+    return;
+  }
   const known = actionOf[commandName];
   if (!known) {
     fail(current.name, `call ${commandName} on the table`);
@@ -50,11 +65,38 @@ export function checkTableAccess(commandName: string, input: unknown, tableName:
   if (known.action !== 'dynamodb:BatchGetItem' && (input as Input).TableName !== tableName) return;
   // An index's partition keys are not the table's: the stack grants index queries apart (keys-only indexes).
   if ((input as Input).IndexName !== undefined) return;
-  const allowed: readonly ItemKind[] = current.grant?.[known.mode] ?? [];
-  for (const partitionKey of partitionKeysOf(known.action, input, tableName)) {
+  checkKinds(
+    current,
+    known.action,
+    current.grant?.[known.mode],
+    partitionKeysOf(known.action, input, tableName),
+  );
+}
+
+function checkTransaction(current: GrantScope, input: unknown, tableName: string): void {
+  for (const operation of (input as Input).TransactItems ?? []) {
+    for (const [name, request] of Object.entries(operation)) {
+      if (request?.TableName !== tableName) continue;
+      const { action, mode } = transactActionOf[name] ?? {
+        action: `${name} in a transaction`,
+        mode: undefined,
+      };
+      const allowed = mode ? current.grant?.[mode] : undefined;
+      checkKinds(current, action, allowed, [text((name === 'Put' ? request.Item : request.Key)?.pk)]);
+    }
+  }
+}
+
+function checkKinds(
+  current: GrantScope,
+  action: string,
+  allowed: readonly ItemKind[] = [],
+  partitionKeys: readonly string[],
+): void {
+  for (const partitionKey of partitionKeys) {
     const kind = itemKindOf(partitionKey);
     if (!kind || !allowed.includes(kind)) {
-      fail(current.name, `${known.action} on ${kind ?? 'an unknown kind'} (${partitionKey})`);
+      fail(current.name, `${action} on ${kind ?? 'an unknown kind'} (${partitionKey})`);
     }
   }
 }
@@ -84,6 +126,7 @@ type Input = Record<string, unknown> & {
   KeyConditionExpression?: string;
   ExpressionAttributeValues?: Record<string, unknown>;
   RequestItems?: Record<string, { Keys?: Record<string, unknown>[] }>;
+  TransactItems?: Record<string, Input | undefined>[];
 };
 
 function partitionKeysOf(action: string, raw: unknown, tableName: string): string[] {

@@ -15,6 +15,7 @@ import type { PasskeyChallenge, StoredPasskey } from '#shared/domain/passkey';
 import type { PushChannel } from '#shared/push/channel';
 import { directoryFromItem } from '#shared/store/directories';
 import { batchGetAll, dynamo, isConditionalFailure, tableName } from '#shared/store/dynamo';
+import { type RequestGuards, requestGuardKeys, requestGuardsOf } from '#shared/store/push-fatigue';
 import {
   directoryRecordKey,
   directoryRecordPrefix,
@@ -24,6 +25,7 @@ import {
   userHeadKey,
   userRecordKey,
 } from '#shared/store/keys';
+import type { TableWrite } from '#shared/store/write-together';
 
 /**
  * A directory user is one item under its directory, keyed by the implementer's identifier: its devices, sessions,
@@ -33,18 +35,27 @@ import {
  */
 const identifierHash = (identifier: string) => createHash('sha256').update(identifier).digest('hex');
 
-/** A directory and one of its users in one round trip: what an authorization request needs to read. */
+/**
+ * A directory and one of its users in one round trip: what an authorization request needs to read. With
+ * `withRequestGuards`, the directory's settings and the user's lock come in the same round trip, for a create.
+ */
 export async function getDirectoryAndUser(
   organizationId: string,
   key: UserKey,
-): Promise<{ directory: DirectoryView | undefined; user: User | undefined }> {
+  withRequestGuards = false,
+): Promise<{ directory: DirectoryView | undefined; user: User | undefined; guards?: RequestGuards }> {
   const items = await batchGetAll([
     directoryRecordKey(organizationId, key.directoryId),
     userRecordKey(key.directoryId, key.identifier),
+    ...(withRequestGuards ? requestGuardKeys(key.directoryId, key.identifier) : []),
   ]);
   const directory = items.find((item) => (item.sk as string).startsWith(directoryRecordPrefix));
   const user = items.find((item) => (item.sk as string).startsWith('USER#'));
-  return { directory: directory && directoryFromItem(directory), user: user && toUser(user) };
+  return {
+    directory: directory && directoryFromItem(directory),
+    user: user && toUser(user),
+    ...(withRequestGuards ? { guards: requestGuardsOf(items, key.directoryId, key.identifier) } : {}),
+  };
 }
 
 export async function getUser(key: UserKey): Promise<User | undefined> {
@@ -131,27 +142,29 @@ export async function ensureUser(
   }
 }
 
+interface UserUpdate {
+  UpdateExpression: string;
+  ConditionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+}
+
+/** A conditional update of a user's record, which must exist. */
+function userUpdate(key: UserKey, update: UserUpdate) {
+  return {
+    TableName: tableName,
+    Key: userRecordKey(key.directoryId, key.identifier),
+    ...update,
+    ConditionExpression: update.ConditionExpression
+      ? `attribute_exists(pk) AND (${update.ConditionExpression})`
+      : 'attribute_exists(pk)',
+  };
+}
+
 /** Runs one conditional update on a user's record; false when the condition fails. */
-async function updateUser(
-  key: UserKey,
-  update: {
-    UpdateExpression: string;
-    ConditionExpression?: string;
-    ExpressionAttributeNames?: Record<string, string>;
-    ExpressionAttributeValues?: Record<string, unknown>;
-  },
-): Promise<boolean> {
+async function updateUser(key: UserKey, update: UserUpdate): Promise<boolean> {
   try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: userRecordKey(key.directoryId, key.identifier),
-        ...update,
-        ConditionExpression: update.ConditionExpression
-          ? `attribute_exists(pk) AND (${update.ConditionExpression})`
-          : 'attribute_exists(pk)',
-      }),
-    );
+    await dynamo.send(new UpdateCommand(userUpdate(key, update)));
     return true;
   } catch (error) {
     if (isConditionalFailure(error)) return false;
@@ -380,29 +393,39 @@ export function removeAllUserSessions(key: UserKey): Promise<boolean> {
 }
 
 /**
- * Claims the user's one pending slot for a new request (without transactions, which the local engine lacks): it succeeds when the slot is free,
- * when its request has expired, or when it still names `stale`, a request the caller found answered or cancelled.
+ * The claim of the user's one pending slot for a new request, as one write of the create's transaction: it holds
+ * when the slot is free, when its request has expired, or when it still names `stale`, a request the caller found
+ * answered or cancelled.
  */
-export function claimPendingSlot(
+export function claimPendingSlotWrite(
   key: UserKey,
   slot: PendingSlot,
   nowSeconds: number,
   stale?: string,
-): Promise<boolean> {
-  return updateUser(key, {
-    UpdateExpression: 'SET pending = :slot',
-    ConditionExpression: `attribute_not_exists(pending) OR pending.expiresAt <= :now${stale ? ' OR pending.authId = :stale' : ''}`,
-    ExpressionAttributeValues: { ':slot': slot, ':now': nowSeconds, ...(stale ? { ':stale': stale } : {}) },
-  });
+): TableWrite {
+  return {
+    Update: userUpdate(key, {
+      UpdateExpression: 'SET pending = :slot',
+      ConditionExpression: `attribute_not_exists(pending) OR pending.expiresAt <= :now${stale ? ' OR pending.authId = :stale' : ''}`,
+      ExpressionAttributeValues: { ':slot': slot, ':now': nowSeconds, ...(stale ? { ':stale': stale } : {}) },
+    }),
+  };
 }
 
 /** Frees the slot if `authId` still holds it; an answered or cancelled request lets the user be asked again. */
+const pendingSlotRelease = (authId: string): UserUpdate => ({
+  UpdateExpression: 'REMOVE pending',
+  ConditionExpression: 'pending.authId = :auth',
+  ExpressionAttributeValues: { ':auth': authId },
+});
+
 export async function releasePendingSlot(key: UserKey, authId: string): Promise<void> {
-  await updateUser(key, {
-    UpdateExpression: 'REMOVE pending',
-    ConditionExpression: 'pending.authId = :auth',
-    ExpressionAttributeValues: { ':auth': authId },
-  });
+  await updateUser(key, pendingSlotRelease(authId));
+}
+
+/** The release as one write of a transaction, with the request's own end. */
+export function releasePendingSlotWrite(key: UserKey, authId: string): TableWrite {
+  return { Update: userUpdate(key, pendingSlotRelease(authId)) };
 }
 
 export function putUserTotp(key: UserKey, totp: StoredTotp): Promise<boolean> {

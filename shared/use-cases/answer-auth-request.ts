@@ -5,9 +5,10 @@ import { ApiError, invalidArgument, notFound } from '#shared/errors';
 import { publishEvent } from '#shared/events/publish';
 import { publishEnded } from '#shared/events/publish-push';
 import { type Entity, isUuid } from '#shared/protocol/entity';
-import { answerAuthRequest, getAuthRequest } from '#shared/store/auth-requests';
+import { answerWithSlot, getAuthRequest } from '#shared/store/auth-requests';
 import type { HeadItem } from '#shared/store/heads';
-import { getUser, releasePendingSlot } from '#shared/store/users';
+import type { User, UserKey } from '#shared/domain/user';
+import { getUser } from '#shared/store/users';
 import { isoSeconds } from '#shared/time';
 import { deviceUserKey } from '#shared/use-cases/device-user-key';
 import { lockAfterFraud } from '#shared/use-cases/push-fatigue';
@@ -42,7 +43,9 @@ export async function answerAsDevice(
 ): Promise<{ readonly serviceId: string }> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   if (!isUuid(authId)) throw notFound('There is no such request for this device');
-  await checkPasskey(device, head, authId, input, baseUrl);
+  const key = deviceUserKey(head);
+  const user = await getUser(key);
+  await checkPasskey(device, key, user, authId, input, baseUrl);
   const answer: AuthAnswer = {
     deviceId: device.id,
     authJwe: input.authJwe,
@@ -53,9 +56,14 @@ export async function answerAsDevice(
   const matched =
     input.numberMatchCode == null
       ? undefined
-      : await matchNumber(authId, device.id, deviceUserKey(head), input.numberMatchCode, nowSeconds);
-  let answered = await answerAuthRequest(authId, answer, nowSeconds, matched);
-  if (!answered) {
+      : await matchNumber(authId, device.id, key, input.numberMatchCode, nowSeconds);
+  let serviceId: string;
+  if (await answerWithSlot(key, authId, answer, nowSeconds, matched)) {
+    // The slot named this request when the device read it, or the answer would have found it ended.
+    const pending = user?.pending?.authId === authId ? user.pending : await getAuthRequest(authId);
+    if (!pending) throw new Error(`The answered request ${authId} is gone`);
+    serviceId = pending.serviceId;
+  } else {
     const auth = await getAuthRequest(authId);
     if (!auth || !auth.deviceIds.includes(device.id))
       throw notFound('There is no such request for this device');
@@ -70,13 +78,17 @@ export async function answerAsDevice(
       if (state === 'cancelled') throw new ApiError('SVC-007', 'The request was cancelled');
       throw new ApiError('HTTP-408', 'The request has expired');
     }
-    answered = auth;
+    serviceId = auth.serviceId;
   }
-  await releasePendingSlot(deviceUserKey(head), authId);
-  if (input.fraud) await lockAfterFraud(deviceUserKey(head), nowSeconds);
-  await publishEvent({ kind: 'authorization-response', authRequestId: authId });
-  await publishEnded(authId);
-  return { serviceId: answered.serviceId };
+  if (input.fraud) await lockAfterFraud(key, nowSeconds);
+  // Both at once; taking the prompt down never fails, so the answer's event decides the outcome.
+  const ended = publishEnded(authId);
+  try {
+    await publishEvent({ kind: 'authorization-response', authRequestId: authId });
+  } finally {
+    await ended;
+  }
+  return { serviceId };
 }
 
 /**
@@ -85,13 +97,13 @@ export async function answerAsDevice(
  */
 async function checkPasskey(
   device: Entity,
-  head: HeadItem | undefined,
+  key: UserKey,
+  user: User | undefined,
   authId: string,
   input: DeviceAnswer,
   baseUrl: string,
 ): Promise<void> {
-  const key = deviceUserKey(head);
-  const passkey = devicePasskey(await getUser(key), device.id);
+  const passkey = devicePasskey(user, device.id);
   if (!passkey && !input.webauthn) return;
   if (passkey) {
     const recorded = (await getAuthRequest(authId))?.answer;

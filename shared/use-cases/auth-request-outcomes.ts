@@ -6,7 +6,6 @@ import type { Reply } from '#shared/http/reply';
 import { countMetric } from '#shared/metrics';
 import { isUuid } from '#shared/protocol/entity';
 import { cancelAuthRequest as cancel, getAuthRequest, markExpiryCounted } from '#shared/store/auth-requests';
-import { releasePendingSlot } from '#shared/store/users';
 
 /** The six keys both SDKs need in an answered request (docs/protocol.md#authorization-response), for polls and webhooks alike. */
 export interface AuthorizationResponse {
@@ -75,12 +74,7 @@ export async function countExpiry(authId: string): Promise<void> {
 export async function cancelAuthRequest(serviceId: string, authId: string, now: Date): Promise<void> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   if (!isUuid(authId)) throw notFound('There is no pending authorization request with this id');
-  const cancelled = await cancel(authId, serviceId, nowSeconds);
-  if (cancelled) {
-    await releasePendingSlot(
-      { directoryId: cancelled.directoryId, identifier: cancelled.identifier },
-      authId,
-    );
+  if (await cancel(authId, serviceId, nowSeconds)) {
     await publishEnded(authId);
     return;
   }

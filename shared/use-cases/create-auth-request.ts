@@ -2,24 +2,33 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { currentHashKey } from '#shared/api-keys/current-hash-key';
 import { apiKeyRing } from '#shared/api-keys/current-key-ring';
-import { type AuthRequest, authRequestState, type DenialReason } from '#shared/domain/auth-request';
+import {
+  type AuthRequest,
+  authRequestState,
+  type DenialReason,
+  type ShownAuthRequest,
+} from '#shared/domain/auth-request';
+import { type EntityKey, responseEncryptionKey } from '#shared/domain/entity-key';
 import { InvalidPolicyError } from '#shared/domain/policy/errors';
 import { parseAuthRequestPolicy } from '#shared/domain/policy/auth-request-policy';
 import { effectivePolicy } from '#shared/domain/policy/effective-policy';
 import { printEffectivePolicy } from '#shared/domain/policy/effective-policy-wire';
 import { blankServicePolicy, parseServicePolicy } from '#shared/domain/policy/service-policy';
-import { linkedDevices, slotHeld } from '#shared/domain/user';
+import { linkedDevices, type PendingSlot, slotHeld } from '#shared/domain/user';
 import { ApiError, forbidden, invalidArgument, notFound, serviceUnavailable } from '#shared/errors';
 import type { Caller } from '#shared/http/signed-state';
-import { formatEntity } from '#shared/protocol/entity';
+import { formatEntity, sameEntity } from '#shared/protocol/entity';
 import { publicKeyPem } from '#shared/protocol/pem';
-import { getAuthRequest, putAuthRequest, voidAuthRequest } from '#shared/store/auth-requests';
+import { getAuthRequest, newAuthRequestWrite } from '#shared/store/auth-requests';
+import { listEntityKeys } from '#shared/store/entity-keys';
+import { getRequestGuards } from '#shared/store/push-fatigue';
 import { servicePolicyOf } from '#shared/store/services';
-import { claimPendingSlot, getUser } from '#shared/store/users';
+import { claimPendingSlotWrite, getUser } from '#shared/store/users';
+import { writeTogether } from '#shared/store/write-together';
 import { isoSeconds } from '#shared/time';
 import { publishPrompt } from '#shared/events/publish-push';
 import { countExpiry } from '#shared/use-cases/auth-request-outcomes';
-import { countNewRequest, refuseLockedUser } from '#shared/use-cases/push-fatigue';
+import { newRequestCount, rateLimitReached, refuseLockedUser } from '#shared/use-cases/push-fatigue';
 import { requireServiceUser, subjectService } from '#shared/use-cases/users';
 
 export interface NewAuthRequest {
@@ -51,8 +60,8 @@ const slotAttempts = 3;
 /**
  * Asks a user (docs/protocol.md#creating-a-request). Features of Directory Services are refused for Organization Services; the user must
  * exist and have a linked device; the request's policy is merged into the service's, the stricter value winning; and
- * the user's one pending slot is claimed with the conditional protocol of `claimPendingSlot`, so of concurrent requests
- * for one user exactly one wins and the rest get SVC-005 naming it.
+ * the user's one pending slot is claimed with the conditional protocol of `claimPendingSlotWrite`, so of concurrent
+ * requests for one user exactly one wins and the rest get SVC-005 naming it.
  */
 export async function createAuthRequest(
   caller: Caller,
@@ -78,7 +87,11 @@ export async function createAuthRequest(
     ),
   );
 
-  const { user, directory } = await requireServiceUser(service, input.username, await currentHashKey());
+  const [{ user, directory, guards }, serviceKeys] = await Promise.all([
+    requireServiceUser(service, input.username, await currentHashKey(), true),
+    // A service's own request has its keys read already; the keys of a service its owner asks for, alongside.
+    sameEntity(caller.issuer, caller.subject) ? caller.issuerKeys : listEntityKeys(caller.subject),
+  ]);
   if (!directory.active) throw forbidden(`Directory ${directory.id} is inactive`);
   const denialReasons = input.denialReasons?.length ? input.denialReasons : null;
   if (denialReasons && directory.denial_context_inquiry_enabled !== true) {
@@ -116,28 +129,26 @@ export async function createAuthRequest(
   };
 
   const key = { directoryId: user.directoryId, identifier: user.identifier };
-  const guards = await refuseLockedUser(key, nowSeconds);
+  const { settings, lock } = guards ?? (await getRequestGuards(key.directoryId, key.identifier));
+  refuseLockedUser(lock, nowSeconds);
+  const slot: PendingSlot = {
+    authId: auth.id,
+    expiresAt: auth.expiresAt,
+    serviceId: service.id,
+    shown: shownAuthRequest(auth, responseEncryptionKey(serviceKeys, '', now)),
+  };
   // Fast path: a busy user is refused before anything is written.
-  let stale: string | undefined;
-  if (user.pending && slotHeld(user, nowSeconds)) {
-    const holder = await getAuthRequest(user.pending.authId);
-    const holderState = holder && authRequestState(holder, nowSeconds);
-    if (holder && holderState === 'pending') throw busy(holder, service.id, nowSeconds);
-    if (holder && holderState === 'expired') await countExpiry(holder.id);
-    stale = user.pending.authId;
-  }
-  await countNewRequest(key, guards, nowSeconds);
-  await putAuthRequest(auth);
+  let stale = user.pending && slotHeld(user, nowSeconds) ? await staleHolder(user.pending.authId) : undefined;
   for (let attempt = 0; attempt < slotAttempts; attempt++) {
-    if (
-      await claimPendingSlot(
-        key,
-        { authId: auth.id, expiresAt: auth.expiresAt, serviceId: service.id },
-        nowSeconds,
-        stale,
-      )
-    ) {
-      // Only once the request holds the slot is it the one devices see; the push never fails the create.
+    // The count, the request and the claim of the user's slot, all or none: only a request that holds the slot
+    // exists, and only a request that exists is counted.
+    const failed = await writeTogether([
+      newRequestCount(key, settings, nowSeconds),
+      newAuthRequestWrite(auth),
+      claimPendingSlotWrite(key, slot, nowSeconds, stale),
+    ]);
+    if (failed.length === 0) {
+      // The push never fails the create.
       await publishPrompt(auth.id, auth.expiresAt - nowSeconds);
       return {
         auth_request: auth.id,
@@ -146,16 +157,46 @@ export async function createAuthRequest(
         ...(auth.numberMatchCode === undefined ? {} : { number_match_code: auth.numberMatchCode }),
       };
     }
+    if (failed.includes(1)) throw new Error(`A new authorization request's id ${auth.id} was taken`);
+    if (!failed.includes(2)) throw rateLimitReached(settings, nowSeconds);
+    // Another request holds the slot: 409 naming it while it is pending, else take it over.
     const holderId = (await getUser(key))?.pending?.authId;
-    const holder = holderId === undefined ? undefined : await getAuthRequest(holderId);
-    if (holder && authRequestState(holder, nowSeconds) === 'pending') {
-      await voidAuthRequest(auth.id);
-      throw busy(holder, service.id, nowSeconds);
-    }
-    stale = holderId;
+    stale = holderId === undefined ? undefined : await staleHolder(holderId);
   }
-  await voidAuthRequest(auth.id);
   throw serviceUnavailable('The user is being asked by many requests at once; retry');
+
+  /** The holder's id when it no longer holds the slot in earnest (answered, cancelled, expired); SVC-005 if it does. */
+  async function staleHolder(holderId: string): Promise<string> {
+    const holder = await getAuthRequest(holderId);
+    const holderState = holder && authRequestState(holder, nowSeconds);
+    if (holder && holderState === 'pending') throw busy(holder, service.id, nowSeconds);
+    if (holder && holderState === 'expired') await countExpiry(holder.id);
+    return holderId;
+  }
+}
+
+/** What the user's devices are shown of the request, kept with the slot it claims. */
+function shownAuthRequest(auth: AuthRequest, serviceKey: EntityKey | undefined): ShownAuthRequest {
+  return {
+    id: auth.id,
+    serviceId: auth.serviceId,
+    serviceName: auth.serviceName,
+    serviceIcon: auth.serviceIcon,
+    title: auth.title,
+    context: auth.context,
+    pushTitle: auth.pushTitle,
+    pushBody: auth.pushBody,
+    policy: auth.policy,
+    denialReasons: auth.denialReasons,
+    created: auth.created,
+    expiresAt: auth.expiresAt,
+    requester: auth.requester,
+    requesterKid: auth.requesterKid,
+    requesterPublicKey: auth.requesterPublicKey,
+    deviceIds: auth.deviceIds,
+    numberMatch: auth.numberMatchCode !== undefined,
+    serviceKey: serviceKey ? { kid: serviceKey.kid, publicKeyPem: serviceKey.publicKeyPem } : null,
+  };
 }
 
 /**

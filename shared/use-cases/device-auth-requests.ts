@@ -1,5 +1,5 @@
 import { currentHashKey } from '#shared/api-keys/current-hash-key';
-import { type AuthRequest, authRequestState } from '#shared/domain/auth-request';
+import { type AuthRequest, authRequestState, type ShownAuthRequest } from '#shared/domain/auth-request';
 import { responseEncryptionKey } from '#shared/domain/entity-key';
 import type { Entity } from '#shared/protocol/entity';
 import { getAuthRequest } from '#shared/store/auth-requests';
@@ -34,7 +34,11 @@ export interface PendingAuthRequestView {
   readonly webauthn?: ReturnType<typeof assertionRequest>;
 }
 
-/** The request a device may answer now, if any: its user's pending one, if it was offered to this device. */
+/**
+ * The request a device may answer now, if any: its user's pending one, if it was offered to this device. Read from
+ * the user's slot alone, which every end of a request frees in the same write; a slot claimed before the slot kept
+ * what devices are shown is read as before, from the request and its service's keys.
+ */
 export async function listPendingForDevice(
   device: Entity,
   head: HeadItem | undefined,
@@ -44,34 +48,45 @@ export async function listPendingForDevice(
   const user = await getUser(deviceUserKey(head));
   const nowSeconds = Math.floor(now.getTime() / 1000);
   if (!user?.pending || user.pending.expiresAt <= nowSeconds) return [];
-  const auth = await getAuthRequest(user.pending.authId);
-  if (!auth || authRequestState(auth, nowSeconds) !== 'pending' || !auth.deviceIds.includes(device.id))
-    return [];
+  const shown = user.pending.shown ?? (await shownFromRequest(user.pending.authId, now));
+  if (!shown?.deviceIds.includes(device.id)) return [];
+  const view: PendingAuthRequestView = {
+    auth_request: shown.id,
+    service: { id: shown.serviceId, name: shown.serviceName, icon: shown.serviceIcon },
+    title: shown.title,
+    context: shown.context,
+    push_title: shown.pushTitle,
+    push_body: shown.pushBody,
+    policy: shown.policy,
+    denial_reasons: shown.denialReasons,
+    created: shown.created,
+    expires: isoSeconds(new Date(shown.expiresAt * 1000)),
+    requester: { entity: shown.requester, kid: shown.requesterKid, public_key: shown.requesterPublicKey },
+    service_key: shown.serviceKey
+      ? { kid: shown.serviceKey.kid, public_key: shown.serviceKey.publicKeyPem }
+      : null,
+    device_ids: shown.deviceIds,
+    ...(shown.numberMatch ? { number_match: true } : {}),
+  };
+  const passkey = devicePasskey(user, device.id);
+  if (passkey) {
+    const hashKey = await currentHashKey();
+    return [{ ...view, webauthn: assertionRequest(hashKey, passkey, shown.id, device.id, baseUrl) }];
+  }
+  return [view];
+}
+
+async function shownFromRequest(authId: string, now: Date): Promise<ShownAuthRequest | undefined> {
+  const auth = await getAuthRequest(authId);
+  if (!auth || authRequestState(auth, Math.floor(now.getTime() / 1000)) !== 'pending') return undefined;
   const serviceKey = responseEncryptionKey(
     await listEntityKeys({ type: 'svc', id: auth.serviceId }),
     '',
     now,
   );
-  const view: PendingAuthRequestView = {
-    auth_request: auth.id,
-    service: { id: auth.serviceId, name: auth.serviceName, icon: auth.serviceIcon },
-    title: auth.title,
-    context: auth.context,
-    push_title: auth.pushTitle,
-    push_body: auth.pushBody,
-    policy: auth.policy,
-    denial_reasons: auth.denialReasons,
-    created: auth.created,
-    expires: isoSeconds(new Date(auth.expiresAt * 1000)),
-    requester: { entity: auth.requester, kid: auth.requesterKid, public_key: auth.requesterPublicKey },
-    service_key: serviceKey ? { kid: serviceKey.kid, public_key: serviceKey.publicKeyPem } : null,
-    device_ids: auth.deviceIds,
-    ...(auth.numberMatchCode === undefined ? {} : { number_match: true }),
+  return {
+    ...auth,
+    numberMatch: auth.numberMatchCode !== undefined,
+    serviceKey: serviceKey ? { kid: serviceKey.kid, publicKeyPem: serviceKey.publicKeyPem } : null,
   };
-  const passkey = devicePasskey(user, device.id);
-  if (passkey) {
-    const hashKey = await currentHashKey();
-    return [{ ...view, webauthn: assertionRequest(hashKey, passkey, auth.id, device.id, baseUrl) }];
-  }
-  return [view];
 }

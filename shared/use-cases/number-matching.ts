@@ -39,19 +39,19 @@ export async function matchNumber(
   )
     return undefined;
   if (sameCode(code, auth.numberMatchCode)) return code;
-  const counted = await recordNumberMatchFailure(authId, deviceId, nowSeconds, maxNumberMatchFailures, () =>
+  const counted = await recordNumberMatchFailure(auth, deviceId, nowSeconds, maxNumberMatchFailures, () =>
     failedAnswer(auth, deviceId, nowSeconds),
   );
-  if (counted?.numberMatchFailed || !counted) {
-    await releasePendingSlot(userKey, authId);
-    if (counted?.numberMatchFailed)
-      await publishEvent({ kind: 'authorization-response', authRequestId: authId });
+  if (counted?.ended || !counted) {
+    // Ended by this code, the slot is free already; by another's or otherwise, freeing it again changes nothing.
+    if (!counted) await releasePendingSlot(userKey, authId);
+    if (counted?.ended) await publishEvent({ kind: 'authorization-response', authRequestId: authId });
     // The request is over: its prompt comes down on the user's devices now, not at expiry.
     await publishEnded(authId);
     // The pipeline's audit record cannot tell this end of the request from a later answer's SVC-008.
     throw noteForAudit(numberMatchFailed(), { auth_event: 'ended-by-wrong-codes' });
   }
-  const left = maxNumberMatchFailures - (counted.numberMatchFailures ?? 0);
+  const left = maxNumberMatchFailures - counted.failures;
   throw new ApiError('SVC-009', `The number-matching code is wrong; ${left} attempts left`, {
     data: { attempts_left: left },
   });

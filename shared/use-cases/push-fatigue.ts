@@ -11,44 +11,46 @@ import { ApiError } from '#shared/errors';
 import { getHead } from '#shared/store/heads';
 import {
   clearFraudLock,
-  countUserRequest,
+  countUserRequestWrite,
   type FraudLock,
   getDirectorySettings,
-  getRequestGuards,
   listFraudLocks,
   lockUser,
   putDirectorySettings,
 } from '#shared/store/push-fatigue';
+import type { TableWrite } from '#shared/store/write-together';
 import { isoSeconds } from '#shared/time';
 
-/**
- * Refuses a new request for a user locked after a fraud denial (USR-002, docs/protocol.md#push-fatigue), and returns
- * the directory's settings for `countNewRequest`.
- */
-export async function refuseLockedUser(key: UserKey, nowSeconds: number): Promise<PushFatigueSettings> {
-  const { settings, lock } = await getRequestGuards(key.directoryId, key.identifier);
+/** Refuses a new request for a user locked after a fraud denial (USR-002, docs/protocol.md#push-fatigue). */
+export function refuseLockedUser(lock: FraudLock | undefined, nowSeconds: number): void {
   // A lock outlives a setting turned off: clearing it is the operator's decision, not the setting's.
   if (lock && lock.lockedUntil > nowSeconds) {
     throw new ApiError('USR-002', 'The user denied a request as fraud and cannot be asked again yet', {
       data: { retry_after: lock.lockedUntil - nowSeconds, locked_until: isoTime(lock.lockedUntil) },
     });
   }
-  return settings;
 }
 
 /**
- * Counts a request against the user's rate limit, or refuses it (USR-001) once the window's count is used up. Called
- * before the user's slot is claimed, and after the busy check: a 409 sends nothing to the user, so it costs nothing.
+ * A new request's count against the user's rate limit, as a write of the create's transaction: it fails its condition
+ * once the window's count is used up (then `rateLimitReached`). Counted with the claim of the user's slot, so a 409
+ * or a failed create costs nothing.
  */
-export async function countNewRequest(
-  key: UserKey,
-  settings: PushFatigueSettings,
-  nowSeconds: number,
-): Promise<void> {
+export function newRequestCount(key: UserKey, settings: PushFatigueSettings, nowSeconds: number): TableWrite {
+  const { rateLimit } = settings;
+  return countUserRequestWrite(
+    key.directoryId,
+    key.identifier,
+    rateLimit,
+    rateWindow(rateLimit, nowSeconds).start,
+  );
+}
+
+/** USR-001: the window's count is used up. */
+export function rateLimitReached(settings: PushFatigueSettings, nowSeconds: number): ApiError {
   const { rateLimit } = settings;
   const window = rateWindow(rateLimit, nowSeconds);
-  if (await countUserRequest(key.directoryId, key.identifier, rateLimit, window.start)) return;
-  throw new ApiError(
+  return new ApiError(
     'USR-001',
     `The user was sent ${rateLimit.count} requests in ${rateLimit.windowSeconds} seconds, the directory's limit`,
     {

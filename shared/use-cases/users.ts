@@ -4,12 +4,15 @@ import type { User } from '#shared/domain/user';
 import { openUserPushId } from '#shared/domain/user-identity';
 import { forbidden, invalidArgument, notFound } from '#shared/errors';
 import type { Caller } from '#shared/http/signed-state';
+import type { RequestGuards } from '#shared/store/push-fatigue';
 import { serviceFromHead } from '#shared/store/services';
 import { findUserDirectories, getDirectoryAndUser, getUserKey } from '#shared/store/users';
 
 export interface ResolvedUser {
   readonly user: User;
   readonly directory: DirectoryView;
+  /** The directory's settings and the user's lock, when asked for: read with the user. */
+  readonly guards?: RequestGuards;
 }
 
 /**
@@ -21,6 +24,7 @@ export async function findServiceUser(
   service: Service,
   username: string,
   hashKey: Buffer,
+  withRequestGuards = false,
 ): Promise<ResolvedUser | undefined> {
   const directoryIds =
     service.owner.type === 'dir'
@@ -33,15 +37,18 @@ export async function findServiceUser(
   }
   const [directoryId] = directoryIds;
   if (directoryId !== undefined) {
-    const found = await getDirectoryAndUser(service.organizationId, { directoryId, identifier: username });
-    if (found.user && found.directory) return { user: found.user, directory: found.directory };
+    const key = { directoryId, identifier: username };
+    const found = await getDirectoryAndUser(service.organizationId, key, withRequestGuards);
+    if (found.user && found.directory) return { ...found, user: found.user, directory: found.directory };
   }
   const pushed = openUserPushId(hashKey, username);
   if (!pushed || pushed.serviceId !== service.id) return undefined;
   const key = await getUserKey(pushed.userId);
   if (!key || (service.owner.type === 'dir' && key.directoryId !== service.owner.id)) return undefined;
-  const found = await getDirectoryAndUser(service.organizationId, key);
-  return found.user && found.directory ? { user: found.user, directory: found.directory } : undefined;
+  const found = await getDirectoryAndUser(service.organizationId, key, withRequestGuards);
+  return found.user && found.directory
+    ? { ...found, user: found.user, directory: found.directory }
+    : undefined;
 }
 
 /** As findServiceUser, or 404; a null username names nobody and is 404 too. */
@@ -49,8 +56,10 @@ export async function requireServiceUser(
   service: Service,
   username: string | null,
   hashKey: Buffer,
+  withRequestGuards = false,
 ): Promise<ResolvedUser> {
-  const resolved = username === null ? undefined : await findServiceUser(service, username, hashKey);
+  const resolved =
+    username === null ? undefined : await findServiceUser(service, username, hashKey, withRequestGuards);
   if (!resolved) throw notFound('There is no such user');
   return resolved;
 }

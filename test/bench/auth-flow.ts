@@ -31,11 +31,13 @@ const flowSteps = ['create', 'device list', 'answer', 'poll once answered (200)'
 
 export interface AuthFlowStepFigures {
   readonly route: string;
-  /** The design's budget for roundTripDepth; null where it sets none. */
+  /** The design's budget for storeRoundTripDepth; null where it sets none. */
   readonly target: number | null;
   readonly storeRoundTrips: number;
   /** Store and queue round trips waited for one after another (round-trips.ts). */
   readonly roundTripDepth: number;
+  /** Store round trips alone waited for one after another. */
+  readonly storeRoundTripDepth: number;
   /** The store commands the step made, by name. */
   readonly storeCommands: Record<string, number>;
   /** Webhook queue commands, by name: not store round trips, but round trips all the same. */
@@ -76,6 +78,7 @@ interface Invocation {
   readonly storeCommands?: Record<string, number>;
   readonly queueCommands?: Record<string, number>;
   readonly roundTripDepth?: number;
+  readonly storeRoundTripDepth?: number;
 }
 
 /**
@@ -150,6 +153,7 @@ export async function benchAuthFlow(environment: BenchEnvironment, flows: number
         target: steps[step].target,
         storeRoundTrips: totalCalls(storeCommands),
         roundTripDepth: invocation.roundTripDepth ?? 0,
+        storeRoundTripDepth: invocation.storeRoundTripDepth ?? 0,
         storeCommands,
         queueCommands: invocation.queueCommands ?? {},
         ...(timed.length === 0
@@ -288,6 +292,7 @@ async function routeTable() {
                 storeCommands: traced.storeCommands,
                 queueCommands: traced.queueCommands,
                 roundTripDepth: traced.depth,
+                storeRoundTripDepth: traced.storeDepth,
               }
             : {}),
         });

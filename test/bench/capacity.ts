@@ -28,30 +28,17 @@ const approval: Partial<Record<EndpointCostFigures['name'], number>> = {
   poll: 2,
 };
 
-const readCommands = [
-  'GetItemCommand',
-  'GetCommand',
-  'QueryCommand',
-  'BatchGetItemCommand',
-  'BatchGetCommand',
-];
-const writeCommands = [
-  'PutItemCommand',
-  'PutCommand',
-  'UpdateItemCommand',
-  'UpdateCommand',
-  'DeleteItemCommand',
-  'DeleteCommand',
-];
-
 export interface CapacityFigures {
   /** Per approval (5 requests), from the measured classes. */
   readonly perApproval: {
     readonly requests: number;
-    /** Store read and write requests; each costs at least one unit (items here are under 4 KB and 1 KB mostly). */
+    /** Store read and write units, at least (round-trips.ts capacityUnits: a transaction's items cost two each). */
     readonly reads: number;
     readonly writes: number;
-    /** Seconds of function time in AWS: CPU stretched to the function's share of a vCPU, plus waiting. */
+    /**
+     * Seconds of function time in AWS: CPU stretched to the function's share of a vCPU, plus the waiting for the
+     * round trips on its critical path (round trips sent together are waited for once).
+     */
     readonly functionSeconds: number;
   };
   /** Approvals per second at which each default limit binds. */
@@ -67,17 +54,16 @@ export function capacityFigures(classes: readonly EndpointCostFigures[]): Capaci
   for (const figures of classes) {
     const times = approval[figures.name];
     if (!times) continue;
-    const count = (names: readonly string[]) =>
-      names.reduce((sum, name) => sum + (figures.storeCommands[name] ?? 0), 0);
-    const queueSends = Object.values(figures.queueCommands).reduce((sum, calls) => sum + calls, 0);
+    // Queue sends follow the store's writes, so what the depth adds to the store's is queue sends waited for.
+    const queueDepth = figures.roundTripDepth - figures.storeRoundTripDepth;
     requests += times;
-    reads += times * count(readCommands);
-    writes += times * count(writeCommands);
+    reads += times * figures.storeUnits.reads;
+    writes += times * figures.storeUnits.writes;
     functionMs +=
       times *
       (figures.serverCpuMsPerRequest * awsModel.cpuStretch +
-        figures.storeRoundTrips * awsModel.storeRoundTripMs +
-        queueSends * awsModel.queueSendMs);
+        figures.storeRoundTripDepth * awsModel.storeRoundTripMs +
+        queueDepth * awsModel.queueSendMs);
   }
   const per = (limit: number, use: number) => (use > 0 ? Math.floor(limit / use) : Number.POSITIVE_INFINITY);
   const functionSeconds = functionMs / 1000;

@@ -48,8 +48,8 @@ export interface EndpointClass {
   readonly route: string;
   readonly status: number;
   /**
-   * Its budget of round trips waited for one after another (store and queue: round-trips.ts's depth), where the
-   * design sets one; round trips that do not depend on each other run at the same time and count once.
+   * Its budget of store round trips waited for one after another (round-trips.ts's store depth), where the design
+   * sets one; round trips that do not depend on each other run at the same time and count once.
    */
   readonly roundTripTarget?: number;
   /** Who signs its requests; none for the public endpoints. */

@@ -10,6 +10,7 @@ import {
   type LatencyModel,
   type RoundTripFigures,
   tracingRoundTrips,
+  type CapacityUnits,
   withLatency,
 } from '#test/bench/round-trips';
 import { cpuMs, percentile, round } from '#test/bench/stats';
@@ -29,7 +30,11 @@ export interface EndpointCostFigures {
   readonly queueRoundTrips: number;
   /** Store and queue round trips waited for one after another (round-trips.ts). */
   readonly roundTripDepth: number;
-  /** The design's budget for roundTripDepth, where it sets one. */
+  /** Store round trips alone waited for one after another. */
+  readonly storeRoundTripDepth: number;
+  /** The store's capacity units per request, at least. */
+  readonly storeUnits: CapacityUnits;
+  /** The design's budget for storeRoundTripDepth, where it sets one. */
   readonly roundTripTarget: number | null;
   readonly storeCommands: Record<string, number>;
   /** Webhook queue commands: not store round trips, but round trips all the same. */
@@ -205,7 +210,13 @@ export async function benchEndpointCosts(
       : 0;
     const server = measured.reduce((sum, sample) => sum + sample.cpuMs, 0) / measured.length;
     const own = withoutIo.get(name);
-    const counts = commands.get(name) ?? { storeCommands: {}, queueCommands: {}, depth: 0 };
+    const counts = commands.get(name) ?? {
+      storeCommands: {},
+      queueCommands: {},
+      depth: 0,
+      storeDepth: 0,
+      storeUnits: { reads: 0, writes: 0 },
+    };
     const delayed = modelled.get(name) ?? [];
     const latencies = measured.map((sample) => sample.ms);
     figures.push({
@@ -215,6 +226,8 @@ export async function benchEndpointCosts(
       storeRoundTrips: totalCalls(counts.storeCommands),
       queueRoundTrips: totalCalls(counts.queueCommands),
       roundTripDepth: counts.depth,
+      storeRoundTripDepth: counts.storeDepth,
+      storeUnits: counts.storeUnits,
       roundTripTarget: endpoint.roundTripTarget ?? null,
       storeCommands: counts.storeCommands,
       queueCommands: counts.queueCommands,

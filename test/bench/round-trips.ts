@@ -6,6 +6,8 @@ import { type Send, type SendHook, storeClientHook } from '#test/bench/store-cal
 export interface RoundTrip {
   readonly to: 'store' | 'queue';
   readonly command: string;
+  /** The capacity units it costs at least (capacityUnits). */
+  readonly units: CapacityUnits;
   readonly startedAt: number;
   readonly endedAt: number;
 }
@@ -16,6 +18,34 @@ export interface RoundTripFigures {
   readonly queueCommands: Record<string, number>;
   /** Store and queue round trips together: a queue send is waited for as a store call is. */
   readonly depth: number;
+  /** The store's round trips alone: what the design's depth targets count. */
+  readonly storeDepth: number;
+  /** The store's capacity units, at least: what on-demand tables bill and throttle. */
+  readonly storeUnits: CapacityUnits;
+}
+
+/** Read and write units of on-demand DynamoDB. */
+export interface CapacityUnits {
+  readonly reads: number;
+  readonly writes: number;
+}
+
+/**
+ * The units a store command costs at least, its items being small (a read unit reads 4 KB strongly consistent, a
+ * write unit writes 1 KB): one per item read or written, and twice that for each item of a transaction.
+ */
+export function capacityUnits(command: string, input: unknown): CapacityUnits {
+  const { RequestItems, TransactItems } = (input ?? {}) as {
+    RequestItems?: Record<string, { Keys?: unknown[] }>;
+    TransactItems?: unknown[];
+  };
+  if (command.startsWith('TransactWrite')) return { reads: 0, writes: 2 * (TransactItems?.length ?? 0) };
+  if (command.startsWith('BatchGet')) {
+    const keys = Object.values(RequestItems ?? {}).reduce((sum, { Keys = [] }) => sum + Keys.length, 0);
+    return { reads: keys, writes: 0 };
+  }
+  if (/^(Get|Query|Scan)/.test(command)) return { reads: 1, writes: 0 };
+  return { reads: 0, writes: 1 };
 }
 
 const hooks = { store: storeClientHook, queue: queueClientsHook } as const satisfies Record<
@@ -53,7 +83,12 @@ export async function tracingRoundTrips<T>(
         try {
           return await send.call(this, command, ...rest);
         } finally {
-          trips.push({ to, command: command.constructor.name, startedAt, endedAt: performance.now() });
+          const name = command.constructor.name;
+          const units =
+            to === 'store'
+              ? capacityUnits(name, (command as { input?: unknown }).input)
+              : { reads: 0, writes: 0 };
+          trips.push({ to, command: name, units, startedAt, endedAt: performance.now() });
         }
       },
     measure,
@@ -70,6 +105,11 @@ export async function tracingRoundTrips<T>(
       storeCommands: byCommand('store'),
       queueCommands: byCommand('queue'),
       depth: sequentialDepth(trips),
+      storeDepth: sequentialDepth(trips.filter((trip) => trip.to === 'store')),
+      storeUnits: {
+        reads: trips.reduce((sum, trip) => sum + trip.units.reads, 0),
+        writes: trips.reduce((sum, trip) => sum + trip.units.writes, 0),
+      },
     }),
   };
 }

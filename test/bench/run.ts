@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { benchAuthFlow } from '#test/bench/auth-flow';
+import { benchBaseline, type ClassSide } from '#test/bench/baseline';
 import { awsModel, capacityFigures } from '#test/bench/capacity';
 import { benchCliCalls } from '#test/bench/cli-calls';
 import { benchColdStarts } from '#test/bench/cold-start';
@@ -73,11 +74,11 @@ bench-results/quick.json or bench-results/only-<sections>.json, so the full run'
   scaling     The endpoint classes in-process, through their real handlers, the store in another process: public
               (ping, API key), signed read (a directory by id), signed write (a new directory), create auth,
               device list, answer, poll. Per class: its round trips, store + queue, and their depth: the longest
-              chain of them waited for one after another, a queue send counting as one round trip (one sent while
-              another is in flight adds to the total, not to the depth; depth targets: create auth ≤ 3, answer
-              ≤ 3, device list ≤ 2, poll ≤ 2, signed read ≤ 2); server CPU per request, the same requests'
-              unavoidable crypto (RSA verify + JWE decrypt + JWE encrypt + RS512 sign, and a create's push
-              package) and their ratio (target ≤ 1.3), with the store's answers replayed from memory too, and
+              chain of them waited for one after another, shown as (store alone; store and queue sends) (one
+              sent while another is in flight adds to the total, not to the depth; store depth targets: create
+              auth ≤ 3, answer ≤ 3, device list ≤ 2, poll ≤ 2, signed read ≤ 2); server CPU per request, the
+              same requests' unavoidable crypto (RSA verify + JWE decrypt + JWE encrypt + RS512 sign, and a
+              create's push package) and their ratio (target ≤ 1.3), with the store's answers replayed from memory too, and
               median and p99 latency; approvals (create, device list, answer, poll) per second. The latency
               model: the same classes again with every store round trip delayed by --store-delay-ms and every
               queue send by --queue-delay-ms, their median and p99 latency, and an estimate of the median in AWS
@@ -167,11 +168,23 @@ Options (full value / --quick value):
                              The scaling section also counts round trips with these waits, so that round trips
                              sent together overlap however fast the local store answers; 0 for both skips the
                              model and counts without waits
-  --check-round-trips        exit 1 if an endpoint class's round-trip depth exceeds its ceiling in
+  --check-round-trips        exit 1 if an endpoint class's round-trip depth (store and queue sends) exceeds its ceiling in
                              test/bench/round-trip-ceilings.ts (needs the scaling section). The ceilings are today's
                              depths, not the targets: CI runs this so that a change that adds a round trip fails; a
                              change that removes one lowers its ceiling, toward the targets in the Budgets table.
                              CPU and timing budgets never fail a run (shared machines make them noisy)
+  --baseline <commit>        before and after in one run: the scaling section's first point (each class's round
+                             trips, server CPU, crypto and their ratio, median latency, the latency model's
+                             median; approvals per second) of <commit> beside this working tree's. Each side runs
+                             its own bench (--only scaling with this run's --class-requests, --store-delay-ms,
+                             --queue-delay-ms and --quick, --users 1 --services 2) in a process of its own, the
+                             commit in a temporary git worktree with this tree's node_modules (refused if its
+                             package-lock.json differs; the worktree is removed afterwards), twice each in the
+                             order before, after, after, before; per side the better of its two runs (noise only
+                             adds), and the ratio after / before (for approvals per second, × faster). Alone it
+                             runs nothing else and writes bench-results/baseline-<commit>.json (with --quick,
+                             quick.json); with --only, those sections run after it. The working tree's runs leave
+                             its bench-results/only-scaling.json (quick.json) as --only scaling would
   -h, --help                 show this help`;
 
 const { values } = parseArgs({
@@ -202,6 +215,7 @@ const { values } = parseArgs({
     'store-delay-ms': { type: 'string' },
     'queue-delay-ms': { type: 'string' },
     'check-round-trips': { type: 'boolean' },
+    baseline: { type: 'string' },
   },
 });
 if (values.help) {
@@ -217,7 +231,8 @@ const count = (name: Count): number => {
 const connections = (values.connections ?? '1,8,64').split(',').map(Number);
 if (connections.some((each) => !Number.isInteger(each) || each < 1))
   fail('--connections must be positive integers separated by commas');
-const only = values.only?.split(',') ?? [...sections];
+// A before-and-after run is usually wanted alone: its own runs are the scaling section, twice on each side.
+const only = values.only?.split(',') ?? (values.baseline === undefined ? [...sections] : []);
 for (const name of only) if (!(sections as readonly string[]).includes(name)) fail(`unknown section ${name}`);
 const runs = (section: Section) => only.includes(section);
 if (values['check-round-trips'] && !runs('scaling')) fail('--check-round-trips needs the scaling section');
@@ -243,9 +258,14 @@ const vs = (value: number, reference: number | undefined, digits = 2) =>
     : `${round(value, digits)} (×${round(value / reference, 2)})`;
 const target = (value: number | null, most: number | null) =>
   most === null ? `${value}` : `${value} (≤ ${most})`;
-/** A class's round trips as `7 + 1 queue (6)`: store, queue, and in brackets the depth. */
-const roundTrips = (each: EndpointCostFigures) =>
-  `${each.storeRoundTrips}${queued(each.queueCommands)} (${each.roundTripDepth})`;
+/** A class's round trips as `4 + 1 queue (3; 4)`: store, queue, and in brackets the store's depth, then the depth of both. */
+const roundTrips = (
+  each: Pick<
+    EndpointCostFigures,
+    'storeRoundTrips' | 'queueCommands' | 'roundTripDepth' | 'storeRoundTripDepth'
+  >,
+) =>
+  `${each.storeRoundTrips}${queued(each.queueCommands)} (${each.storeRoundTripDepth}; ${each.roundTripDepth})`;
 const queued = (commands: Record<string, number>) => {
   const sends = Object.values(commands).reduce((sum, calls) => sum + calls, 0);
   return sends > 0 ? ` + ${sends} queue` : '';
@@ -275,6 +295,8 @@ const report: Record<string, unknown> = {
   connections,
 };
 const benchStarted = performance.now();
+// Before anything of this run's own: the two sides' processes then have the machine to themselves.
+if (values.baseline !== undefined) await beforeAndAfter(values.baseline);
 let pushCreateCost: Awaited<ReturnType<typeof benchPushCreateCost>> | undefined;
 
 // The in-process sections, every one before `http`, share one environment (its store client is made once per process).
@@ -398,10 +420,11 @@ if (inProcess.some(runs) || runs('pushes')) {
       report.capacity = capacity;
       const { perApproval } = capacity;
       console.log(
-        `\nCapacity: an approval is ${perApproval.requests} requests, at least ${perApproval.reads} store reads and ` +
-          `${perApproval.writes} writes, and about ${round(perApproval.functionSeconds * 1000, 0)} ms of function ` +
-          `time in AWS (CPU × ${awsModel.cpuStretch}, ${awsModel.storeRoundTripMs} ms per store round trip, ` +
-          `${awsModel.queueSendMs} ms per queue send); approvals per second at which each AWS default binds:`,
+        `\nCapacity: an approval is ${perApproval.requests} requests, at least ${perApproval.reads} store read units and ` +
+          `${perApproval.writes} write units (a transaction's items cost two each), and about ` +
+          `${round(perApproval.functionSeconds * 1000, 0)} ms of function time in AWS (CPU × ${awsModel.cpuStretch}, ` +
+          `${awsModel.storeRoundTripMs} ms per store round trip and ${awsModel.queueSendMs} ms per queue send on ` +
+          `the critical path); approvals per second at which each AWS default binds:`,
       );
       console.table(
         Object.fromEntries(
@@ -554,7 +577,7 @@ if (inProcess.some(runs) || runs('pushes')) {
           Object.entries(authFlow.steps).map(([step, figures]) => [
             step,
             {
-              'round trips (depth)': `${figures.storeRoundTrips}${queued(figures.queueCommands)} (${figures.roundTripDepth})`,
+              'round trips (depth)': roundTrips(figures),
               'depth target': figures.target === null ? '—' : `≤ ${figures.target}`,
               commands: JSON.stringify(figures.storeCommands),
               queue: JSON.stringify(figures.queueCommands),
@@ -764,16 +787,23 @@ await section('web', async () => {
   });
 });
 
-report.budgets = budgets(report);
-console.log('\nBudgets');
-console.table(report.budgets);
+const measuredBudgets = budgets(report);
+report.budgets = measuredBudgets;
+// A before-and-after run alone measures none of them.
+if (Object.keys(measuredBudgets).length > 0) {
+  console.log('\nBudgets');
+  console.table(measuredBudgets);
+}
 report.seconds = { ...sectionSeconds, total: round((performance.now() - benchStarted) / 1000, 1) };
 // Only a full run replaces the figures the README quotes.
+const compared = report.baseline as Awaited<ReturnType<typeof benchBaseline>> | undefined;
+const partial = [
+  ...(values.only ? [`only-${only.join('-')}`] : []),
+  ...(compared ? [`baseline-${compared.commit.slice(0, 7)}`] : []),
+];
 const reportFile = values.quick
   ? 'bench-results/quick.json'
-  : values.only
-    ? `bench-results/only-${only.join('-')}.json`
-    : 'bench-results/latest.json';
+  : `bench-results/${partial.length > 0 ? partial.join('-') : 'latest'}.json`;
 await writeFile(reportFile, `${JSON.stringify(report, null, 2)}\n`);
 console.log(`\nWritten to ${reportFile} (${round((performance.now() - benchStarted) / 1000, 1)} s in all)`);
 if (values['check-round-trips']) checkRoundTrips(report.scaling as Awaited<ReturnType<typeof benchScaling>>);
@@ -794,6 +824,87 @@ function checkRoundTrips(points: Awaited<ReturnType<typeof benchScaling>>) {
     );
   if (over.length > 0) process.exitCode = 1;
   else console.log(`Round-trip check passed: ${checks.length} classes within their ceilings`);
+}
+
+/** The endpoint classes of `commit` and of this working tree, side by side (baseline.ts). */
+async function beforeAndAfter(commit: string) {
+  const started = performance.now();
+  console.log(
+    `\nBefore (${commit}) and after (this working tree): the scaling section's endpoint classes, each side's own ` +
+      `bench in its own process, ${count('class-requests')} requests each, run before, after, after, before; ` +
+      "each side's better run, and after / before",
+  );
+  const flags = [
+    ...['--class-requests', `${count('class-requests')}`, '--users', '1', '--services', '2'],
+    ...['--store-delay-ms', `${latencyModel.storeMs}`, '--queue-delay-ms', `${latencyModel.queueMs}`],
+  ];
+  const baseline = await benchBaseline({
+    commit,
+    flags,
+    quick: values.quick ?? false,
+    log: console.log,
+  }).catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+  report.baseline = { ...baseline, seconds: round((performance.now() - started) / 1000, 1) };
+  const short = baseline.commit.slice(0, 7);
+  const trips = (side: ClassSide | null) =>
+    side
+      ? `${side.storeRoundTrips}${side.queueRoundTrips > 0 ? ` + ${side.queueRoundTrips} queue` : ''} (${side.roundTripDepth})`
+      : '—';
+  const times = (value: number | null) => (value === null ? '—' : `×${value}`);
+  for (const { name, before, after, ratio } of baseline.comparison.classes) {
+    const depthChange = before && after ? after.roundTripDepth - before.roundTripDepth : null;
+    const row = (pick: (side: ClassSide) => number | null, change: number | null) => ({
+      [`before (${short})`]: before ? (pick(before) ?? '—') : '—',
+      after: after ? (pick(after) ?? '—') : '—',
+      'after / before': times(change),
+    });
+    console.log(`\n${name}`);
+    console.table({
+      'round trips (depth)': {
+        [`before (${short})`]: trips(before),
+        after: trips(after),
+        'after / before':
+          depthChange === null
+            ? '—'
+            : depthChange === 0
+              ? 'same depth'
+              : `depth ${depthChange > 0 ? '+' : ''}${depthChange}`,
+      },
+      'server CPU ms': row((side) => side.serverCpuMs, ratio.serverCpuMs),
+      'crypto ms': row((side) => side.cryptoMs, ratio.cryptoMs),
+      'server / crypto': row((side) => side.serverToCrypto, ratio.serverToCrypto),
+      'median ms': row((side) => side.medianMs, ratio.medianMs),
+      'median ms, modelled': row((side) => side.modelledMedianMs, ratio.modelledMedianMs),
+    });
+  }
+  const { flow } = baseline.comparison;
+  console.log('\nApprovals (create, device list, answer, poll; handlers only)');
+  console.table({
+    'approvals/s': {
+      [`before (${short})`]: flow.before.perSecond,
+      after: flow.after.perSecond,
+      'after / before': `×${flow.timesFaster} faster`,
+    },
+    'median ms': {
+      [`before (${short})`]: flow.before.medianMs,
+      after: flow.after.medianMs,
+      'after / before': times(flow.medianRatio),
+    },
+    'median ms, modelled': {
+      [`before (${short})`]: flow.before.modelledMedianMs ?? '—',
+      after: flow.after.modelledMedianMs ?? '—',
+      'after / before': times(flow.modelledMedianRatio),
+    },
+    'server CPU / crypto': {
+      [`before (${short})`]: flow.before.serverToCrypto ?? '—',
+      after: flow.after.serverToCrypto ?? '—',
+      'after / before': times(flow.serverToCryptoRatio),
+    },
+  });
+  console.log(`  (before and after: ${round((performance.now() - started) / 1000, 1)} s)`);
 }
 
 function plural(count: number, noun: string): string {
@@ -846,10 +957,14 @@ function budgets(
     for (const each of base.classes) {
       if (each.roundTripTarget === null) continue;
       const check = checks.find((c) => c.name === each.name);
-      const most = check?.depth ?? 0;
+      const most = Math.max(
+        ...points
+          .flatMap((point) => point.classes.filter((c) => c.name === each.name))
+          .map((c) => c.storeRoundTripDepth),
+      );
       row(
-        `round-trip depth, ${each.name}`,
-        `${most} (${each.storeRoundTrips + each.queueRoundTrips} in all; CI ceiling ${check?.ceiling})`,
+        `store round-trip depth, ${each.name}`,
+        `${most} (${each.storeRoundTrips} in all; with queue sends ${check?.depth}, CI ceiling ${check?.ceiling})`,
         `≤ ${each.roundTripTarget}`,
         most <= each.roundTripTarget,
       );

@@ -57,12 +57,14 @@ export async function recording(hook: SendHook): Promise<Recording> {
       async function (command, ...rest) {
         const name = command.constructor.name;
         if (!replaying) {
+          // In the order the commands are sent, which replaying follows, not the order their answers came in.
+          const entry: (typeof recorded)[number] = { name };
+          recorded.push(entry);
           try {
-            const answer = await send.call(this, command, ...rest);
-            recorded.push({ name, answer });
-            return answer;
+            entry.answer = await send.call(this, command, ...rest);
+            return entry.answer;
           } catch (error) {
-            recorded.push({ name, error });
+            entry.error = error;
             throw error;
           }
         }

@@ -6,7 +6,7 @@ import { ApiRequestError } from '#shared/client/errors';
 import { encryptJson } from '#shared/protocol/jwe';
 import type { KeyMaterial } from '#shared/protocol/jws';
 import { keyId } from '#shared/protocol/kid';
-import { type ForgeSpec, forge } from '#test/support/forge';
+import { type ForgeSpec, forge, send } from '#test/support/forge';
 import { rsaKeyPair } from '#test/support/keys';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 
@@ -224,6 +224,27 @@ describe('refused with 401 (docs/protocol.md#refusals)', () => {
     });
     expect(replay.status).toBe(401);
     expect(await replay.json()).toMatchObject({ error_code: 'AUTH-006' });
+  });
+
+  // The jti is recorded while the use case reads: what keeps a replay from writing is that its writes wait for it.
+  it('a replayed write is refused and changes nothing', async () => {
+    const created = await client.call<{ id: string }>('POST', '/organization/v3/directories', {
+      body: { name: `Replayed ${randomUUID()}` },
+    });
+    const id = created.body?.id;
+    const body = await encryptJson({ directory_id: id, active: false }, apiKey);
+    const patch = { method: 'PATCH', path: '/organization/v3/directories', body };
+    const first = await forge({ ...base, ...patch });
+    expect(first.response.status).toBe(204);
+    await client.call('PATCH', '/organization/v3/directories', { body: { directory_id: id, active: true } });
+
+    const replay = await send(`${service.baseUrl}${patch.path}`, patch.method, first.prepared.headers, body);
+    expect(replay.status).toBe(401);
+    expect(await replay.json()).toMatchObject({ error_code: 'AUTH-006' });
+    const listed = await client.call<{ active: boolean }[]>('POST', '/organization/v3/directories/list', {
+      body: { directory_ids: [id] },
+    });
+    expect(listed.body?.[0]?.active).toBe(true);
   });
 
   it.each([

@@ -36,7 +36,8 @@ const refusalCodes: Readonly<Record<RejectionReason, ErrorCode>> = {
 
 /**
  * Step 1 of the pipeline: the Authorization header's JWT must be signed by a live signature-capable key of its issuer,
- * addressed to this API, current, describe exactly this request, and be seen for the first time.
+ * addressed to this API, current, describe exactly this request, and be seen for the first time. That last check
+ * ends in `after` or `onError`: the jti is recorded while the use case reads.
  */
 export function authenticate(
   options: Partial<AuthenticateOptions> = {},
@@ -102,9 +103,12 @@ export function authenticate(
       const { claims } = verified;
       const subject = claims.sub === undefined ? issuer : parseEntity(claims.sub);
       if (!subject) throw refusal('AUTH-004', 'sub must be an entity such as svc:<uuid>');
-      if (!(await recordJti(issuer, claims.jti, claims.exp + leewaySeconds, now))) {
-        throw refusal('AUTH-006', `jti ${claims.jti} was already used`);
-      }
+      // Recorded while the use case makes its first reads; its writes and the answer wait for it (first-use.ts).
+      state.firstUse = recordJti(issuer, claims.jti, claims.exp + leewaySeconds, now).then((first) => {
+        if (!first) throw refusal('AUTH-006', `jti ${claims.jti} was already used`);
+      });
+      // Awaited in `after` or `onError`; until then a rejection is not unhandled.
+      state.firstUse.catch(() => undefined);
       const kid = unverified.header.kid as string;
       const encryptionKey = responseEncryptionKey(keys, kid, nowDate);
       state.caller = {
@@ -117,8 +121,20 @@ export function authenticate(
           kid: encryptionKey.kid,
           publicKey: importPublicKey(encryptionKey.publicKeyPem),
         },
+        issuerKeys: keys,
         issuerHead,
       };
+    },
+    // A replay is refused whatever its use case answered, and a request whose jti could not be recorded fails.
+    after: async (request) => {
+      await request.context.signed.firstUse;
+    },
+    onError: async (request) => {
+      try {
+        await request.context.signed?.firstUse;
+      } catch (error) {
+        request.error = error as Error;
+      }
     },
   };
 }

@@ -6,36 +6,15 @@ import { ApiRequestError } from '#shared/client/errors';
 import { keyId } from '#shared/protocol/kid';
 import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
+import { type Fault, injectFaults, refused, timedOut } from '#test/support/sdk-faults';
 import { refusal } from '#test/support/tree';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver';
 
 /**
  * The store and the queue failing under real requests: the AWS SDK clients of this process are made to fail their
- * sends (a refused connection, as when the engine is down) from a chosen call on, below the SDK's own retries and the
- * service's mapping of transient failures, so everything above them runs as in production.
+ * sends (a refused connection, as when the engine is down, unless told otherwise) from a chosen call on.
  */
-interface Fault {
-  /** Calls still allowed to succeed before the outage begins. */
-  passes: number;
-  /** Calls to fail once it has begun; Infinity for an outage that lasts. */
-  failures: number;
-  /** Only commands whose name matches fail. */
-  only?: RegExp;
-  /** How each call fails: the engine refuses the connection (the default), or the SDK gives up waiting for it. */
-  as?: 'refused' | 'timed out';
-}
-
-const failures = {
-  refused: () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
-  // What the SDK's HTTP handler throws when requestTimeout passes without an answer.
-  'timed out': () =>
-    Object.assign(new Error('Connection timed out after 3000 ms'), {
-      name: 'TimeoutError',
-      code: 'ETIMEDOUT',
-    }),
-};
-
-type Stack = { add(middleware: unknown, options: Record<string, unknown>): void };
+const failures = { refused, 'timed out': timedOut };
 
 let runtime: TestRuntime;
 let scene: AuthScene;
@@ -43,21 +22,6 @@ let alice: Authenticator;
 let receiver: WebhookReceiver;
 let storeFault: Fault | undefined;
 let queueFault: Fault | undefined;
-
-function injector(current: () => Fault | undefined) {
-  return (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
-    async (args: unknown) => {
-      const fault = current();
-      if (fault && (!fault.only || fault.only.test(context.commandName ?? ''))) {
-        if (fault.passes > 0) fault.passes--;
-        else if (fault.failures > 0) {
-          fault.failures--;
-          throw failures[fault.as ?? 'refused']();
-        }
-      }
-      return next(args);
-    };
-}
 
 beforeAll(async () => {
   runtime = await startTestRuntime();
@@ -77,15 +41,8 @@ beforeAll(async () => {
   });
   const { dynamo } = await import('#shared/store/dynamo');
   const { queueClient } = await import('#shared/events/queue-client');
-  const options = { step: 'finalizeRequest', priority: 'low' };
-  (dynamo.middlewareStack as unknown as Stack).add(
-    injector(() => storeFault),
-    { ...options, name: 'storeFault' },
-  );
-  (queueClient.middlewareStack as unknown as Stack).add(
-    injector(() => queueFault),
-    { ...options, name: 'queueFault' },
-  );
+  injectFaults(dynamo, () => storeFault, 'storeFault');
+  injectFaults(queueClient, () => queueFault, 'queueFault');
 });
 afterEach(() => {
   storeFault = undefined;
@@ -110,7 +67,7 @@ describe.each(['refused', 'timed out'] as const)('a store whose every request is
     ['list directories', () => scene.organization.client.call('GET', '/organization/v3/directories')],
     ['list on the device', () => alice.pending()],
   ])('makes %s a 503 whose response JWT verifies', async (_, call) => {
-    storeFault = { passes: 0, failures: Number.POSITIVE_INFINITY, as };
+    storeFault = { passes: 0, failures: Number.POSITIVE_INFINITY, error: failures[as] };
     const error = await refusal(call());
     // The client checked the JWT before it raised the error: a 503 without one would be a ResponseVerificationError.
     expect(error).toMatchObject({ status: 503, errorCode: 'HTTP-503' });
@@ -137,7 +94,7 @@ describe('a store that fails in the middle of creating an auth request', () => {
 
   it('never blocks the user beyond what the failed attempt made: cancelling it frees them', async () => {
     for (let passes = 0; passes < 8; passes++) {
-      storeFault = { passes, failures: Number.POSITIVE_INFINITY };
+      storeFault = { passes, failures: Number.POSITIVE_INFINITY, error: refused };
       const first = await attempt();
       storeFault = undefined;
       // Either the outage began after the request was complete, or the attempt failed with a 503.
@@ -161,7 +118,7 @@ describe('a queue that refuses to take an event', () => {
   it("fails the device's answer, which the device sends again: recorded once, announced once it is queued", async () => {
     const created = await scene.ask({ username: 'alice' });
     // The first send fails; the authenticator resends the same packages and the second send goes through.
-    queueFault = { passes: 0, failures: 1, only: /SendMessage/ };
+    queueFault = { passes: 0, failures: 1, only: /SendMessage/, error: refused };
     const answered = await answerPending();
     expect(answered).toBe(created.auth_request);
     expect(queueFault).toMatchObject({ failures: 0 });
@@ -173,7 +130,7 @@ describe('a queue that refuses to take an event', () => {
 
   it('leaves the answer recorded while the queue stays down, and the device sees a 503', async () => {
     const created = await scene.ask({ username: 'alice' });
-    queueFault = { passes: 0, failures: Number.POSITIVE_INFINITY, only: /SendMessage/ };
+    queueFault = { passes: 0, failures: Number.POSITIVE_INFINITY, only: /SendMessage/, error: refused };
     expect(await refusal(answerPending())).toMatchObject({ status: 503, errorCode: 'HTTP-503' });
     queueFault = undefined;
     // Polling works without the event; the user is free again.

@@ -42,6 +42,43 @@ describe('the local grant check', () => {
     });
   });
 
+  it('checks each operation of a transaction as IAM does: its own action on its own item', () => {
+    const grant = { reads: ['directory'], writes: ['authRequest', 'jti'] } as const;
+    const transaction = (...operations: Record<string, unknown>[]) => ({ TransactItems: operations });
+    const key = (pk: string) => ({ TableName: table, Key: { pk, sk: 'HEAD' } });
+    withTableGrant('Fn', grant, () => {
+      expect(() =>
+        checkTableAccess(
+          'TransactWriteItemsCommand',
+          transaction(
+            { Put: { TableName: table, Item: { pk: 'JTI#x', sk: 'JTI' } } },
+            { Update: key('AUTH#a') },
+            { Delete: key('AUTH#b') },
+            { Put: { TableName: 'other', Item: { pk: 'DIR#d1' } } },
+          ),
+          table,
+        ),
+      ).not.toThrow();
+      expect(() =>
+        checkTableAccess(
+          'TransactWriteItemsCommand',
+          transaction({ Update: key('AUTH#a') }, { Update: key('DIR#d1') }),
+          table,
+        ),
+      ).toThrow(/Fn may not dynamodb:UpdateItem on directory \(DIR#d1\)/);
+      expect(() =>
+        checkTableAccess(
+          'TransactWriteItemsCommand',
+          transaction({ Delete: { TableName: table, Key: { pk: { S: 'SVC#s1' } } } }),
+          table,
+        ),
+      ).toThrow(/DeleteItem on service/);
+      expect(() =>
+        checkTableAccess('TransactWriteItemsCommand', transaction({ ConditionCheck: key('AUTH#a') }), table),
+      ).toThrow(/Fn may not dynamodb:ConditionCheckItem on authRequest/);
+    });
+  });
+
   it('leaves other tables to their own grants', () => {
     withTableGrant('Fn', undefined, () => {
       expect(() =>
