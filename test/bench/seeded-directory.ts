@@ -2,7 +2,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import {
   BatchWriteCommand,
   type BatchWriteCommandInput,
-  type DynamoDBDocumentClient,
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -25,11 +24,12 @@ import {
 import { isoSeconds } from '#shared/time';
 import type { BenchEnvironment } from '#test/bench/environment';
 import { loadRouteTable, type RouteTable } from '#test/bench/route-table';
+import type { StoreClient } from '#shared/store/dynamo';
 import { rsaKeyPair, type TestKeyPair } from '#test/support/keys';
 
 /** A table and a store client that reaches it: the bench environment's, or a service process's engine. */
 export interface StoreTarget {
-  readonly client: DynamoDBDocumentClient;
+  readonly client: Pick<StoreClient, 'send'>;
   readonly tableName: string;
 }
 

@@ -180,14 +180,19 @@ function rawHttp(
 
 const setups = (store: typeof import('#shared/store/dynamo')): Setup[] => {
   const { createDocumentClient, storeClientConfig: todayConfig, unusedMiddleware } = store;
-  // The SDK's full middleware stack, as the store client had it, with other settings or fewer middleware.
+  // lib-dynamodb's client with the SDK's full middleware stack, as the store client had it, with other settings or
+  // fewer middleware.
   const doc =
     (config: DynamoDBClientConfig, remove: string[] = []) =>
     () =>
-      createDocumentClient({ config, remove });
+      createDocumentClient({ config, remove, sdkDocumentClient: true });
   return [
-    { name: 'today', make: () => createDocumentClient({ remove: [] }) },
+    { name: 'today', make: () => createDocumentClient({ remove: [], sdkDocumentClient: true }) },
     { name: 'chosen (the store module)', make: () => createDocumentClient() },
+    {
+      name: "lib-dynamodb's client, unused middleware removed",
+      make: () => createDocumentClient({ sdkDocumentClient: true }),
+    },
     { name: 'account endpoints off', make: doc({ accountIdEndpointMode: 'disabled' }) },
     { name: 'endpoint discovery off', make: doc({ endpointDiscoveryEnabled: false }) },
     { name: 'retry mode adaptive', make: doc({ retryMode: 'adaptive' }) },

@@ -6,6 +6,8 @@ import {
   type DeviceAnswerPackage,
   openAuthorizationResponse,
 } from '#shared/client/authorization-response';
+import { encryptJson } from '#shared/protocol/jwe';
+import { forge, send } from '#test/support/forge';
 import { rsaKeyPair, type TestKeyPair } from '#test/support/keys';
 import type { TestRuntime } from '#test/support/runtime';
 import { createDirectory, newOrganization, type Organization, uniqueName } from '#test/support/tree';
@@ -108,5 +110,34 @@ export async function newAuthScene(
     async open(body) {
       return openAuthorizationResponse(body, new Map([[serviceKey.kid, serviceKey.privateKey]]));
     },
+  };
+}
+
+/**
+ * A create signed by hand, so that the very same request (its JWT and body) can be sent again: the request it made,
+ * and `replay`, which sends it again and gives the raw response.
+ */
+export async function replayableCreate(
+  scene: AuthScene,
+  username: string,
+): Promise<{ readonly authRequest: string; replay(): Promise<Response> }> {
+  const body = await encryptJson({ username }, await scene.service.currentApiKey());
+  const path = '/service/v3/auths';
+  const first = await forge({
+    baseUrl: scene.runtime.baseUrl,
+    issuer: `svc:${scene.serviceId}`,
+    kid: scene.serviceKey.kid,
+    privateKey: scene.serviceKey.privateKey,
+    method: 'POST',
+    path,
+    body,
+  });
+  const created = await scene.service.verifyResponse<{ auth_request: string }>(
+    first.prepared,
+    first.response,
+  );
+  return {
+    authRequest: created.body?.auth_request as string,
+    replay: () => send(`${scene.runtime.baseUrl}${path}`, 'POST', first.prepared.headers, body),
   };
 }

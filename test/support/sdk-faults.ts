@@ -45,5 +45,18 @@ export function injectFaults(
       }
       return next(args);
     };
-  (client.middlewareStack as Stack).add(middleware, { step: 'finalizeRequest', priority: 'low', name });
+  addMiddleware(client, middleware, { step: 'finalizeRequest', priority: 'low', name });
+}
+
+/**
+ * Adds `middleware` to a client that may have sent already: a client that caches its commands' middleware
+ * (cacheMiddleware) would go on without it, so its commands are resolved anew.
+ */
+export function addMiddleware(
+  client: { middlewareStack: unknown },
+  middleware: unknown,
+  options: Record<string, unknown>,
+): void {
+  (client.middlewareStack as Stack).add(middleware, options);
+  (client as { handlers?: unknown }).handlers = undefined;
 }

@@ -2,9 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Authenticator } from '#shared/authenticator/authenticator';
 import type { AuditRecord } from '#shared/audit/audit-record';
 import { ApiClient } from '#shared/client/api-client';
-import { encryptJson } from '#shared/protocol/jwe';
-import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
-import { forge, send } from '#test/support/forge';
+import { type AuthScene, newAuthScene, replayableCreate } from '#test/support/auth-scene';
 import { denialReasons } from '#test/support/requests';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { refusal } from '#test/support/tree';
@@ -239,24 +237,10 @@ describe('the audit trail records', () => {
   });
 
   it('a replayed request as a refusal, AUTH-006, which the use case it reached does not change', async () => {
-    const body = await encryptJson({ username: 'alice' }, await scene.service.currentApiKey());
-    const path = '/service/v3/auths';
-    const first = await forge({
-      baseUrl: runtime.baseUrl,
-      issuer: `svc:${scene.serviceId}`,
-      kid: scene.serviceKey.kid,
-      privateKey: scene.serviceKey.privateKey,
-      method: 'POST',
-      path,
-      body,
-    });
-    const created = await scene.service.verifyResponse<{ auth_request: string }>(
-      first.prepared,
-      first.response,
-    );
-    const replay = await send(`${runtime.baseUrl}${path}`, 'POST', first.prepared.headers, body);
+    const { authRequest, replay: sendAgain } = await replayableCreate(scene, 'alice');
+    const replay = await sendAgain();
     expect(replay.status).toBe(401);
-    await scene.service.call('DELETE', `${path}/${created.body?.auth_request}`, asService());
+    await scene.service.call('DELETE', `/service/v3/auths/${authRequest}`, asService());
 
     const records = await trail({ outcome: 'refused' });
     expect(records.filter((record) => record.request_id === replay.headers.get('apigw-requestid'))).toEqual([

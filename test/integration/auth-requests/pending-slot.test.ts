@@ -2,9 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Authenticator } from '#shared/authenticator/authenticator';
 import { ApiClient } from '#shared/client/api-client';
 import type { AuthRequest } from '#shared/domain/auth-request';
-import { encryptJson } from '#shared/protocol/jwe';
-import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
-import { forge, send } from '#test/support/forge';
+import { type AuthScene, newAuthScene, replayableCreate } from '#test/support/auth-scene';
 import { rsaKeyPair } from '#test/support/keys';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { refusal, uniqueName } from '#test/support/tree';
@@ -47,32 +45,9 @@ const storedSlot = async (username: string) =>
   (await store.users.getUser({ directoryId: scene.directoryId, identifier: username }))?.pending;
 
 describe('a replayed create', () => {
-  /** One create, signed by hand so that the very same request can be sent again. */
-  async function signedCreate(username: string) {
-    const body = await encryptJson({ username }, await scene.service.currentApiKey());
-    const path = '/service/v3/auths';
-    const first = await forge({
-      baseUrl: runtime.baseUrl,
-      issuer: `svc:${scene.serviceId}`,
-      kid: scene.serviceKey.kid,
-      privateKey: scene.serviceKey.privateKey,
-      method: 'POST',
-      path,
-      body,
-    });
-    const created = await scene.service.verifyResponse<{ auth_request: string }>(
-      first.prepared,
-      first.response,
-    );
-    return {
-      authRequest: created.body?.auth_request as string,
-      replay: () => send(`${runtime.baseUrl}${path}`, 'POST', first.prepared.headers, body),
-    };
-  }
-
   it('is refused with AUTH-006 and leaves the first request the one pending', async () => {
     const { username, device } = await newUser();
-    const { authRequest, replay } = await signedCreate(username);
+    const { authRequest, replay } = await replayableCreate(scene, username);
     const replayed = await replay();
     expect(replayed.status).toBe(401);
     expect(await replayed.json()).toMatchObject({ error_code: 'AUTH-006' });
@@ -82,7 +57,7 @@ describe('a replayed create', () => {
 
   it('creates nothing even when the user is free again: its writes wait for the first use and fail', async () => {
     const { username, device } = await newUser();
-    const { authRequest, replay } = await signedCreate(username);
+    const { authRequest, replay } = await replayableCreate(scene, username);
     await cancel(authRequest);
     // The use case finds the user free and gets as far as its transaction, which the replay's refusal stops.
     const replayed = await replay();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Authenticator } from '#shared/authenticator/authenticator';
 import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
+import { addMiddleware } from '#test/support/sdk-faults';
 import { refusal } from '#test/support/tree';
 import { serviceWebhooks } from '#test/support/service-webhooks';
 import type { WebhookReceiver } from '#test/support/webhook-receiver';
@@ -12,8 +13,6 @@ import type { WebhookReceiver } from '#test/support/webhook-receiver';
  * the local runtime as EventBridge runs it in AWS (here every quarter second, with a two-second grace), sends it.
  */
 const graceSeconds = 2;
-
-type Stack = { add(middleware: unknown, options: Record<string, unknown>): void };
 
 let runtime: TestRuntime;
 let scene: AuthScene;
@@ -31,7 +30,8 @@ beforeAll(async () => {
   receiver = await serviceWebhooks(runtime, scene);
   const { queueClient } = await import('#shared/events/queue-client');
   const webhookQueueUrl = runtime.runtime.queues.queueUrl;
-  (queueClient.middlewareStack as unknown as Stack).add(
+  addMiddleware(
+    queueClient,
     (next: (args: { input: { QueueUrl?: string } }) => Promise<unknown>, context: { commandName?: string }) =>
       async (args: { input: { QueueUrl?: string } }) => {
         if (
