@@ -80,18 +80,21 @@ export async function resolveCommit(commit: string): Promise<string> {
 
 /**
  * The commit checked out in a worktree of its own under the system's temporary directory, with this tree's
- * node_modules linked in; `remove` takes it away again. Refuses a commit whose package-lock.json differs from this
- * tree's: its bench would run with modules it was not written for.
+ * node_modules linked in; `remove` takes it away again. Refuses a commit whose locked packages are not all installed
+ * here at the same versions: its bench would run with modules it was not written for. Packages this tree adds, or
+ * declares where the commit had them only as another package's dependency, are no obstacle.
  */
 export async function baselineTree(hash: string): Promise<{ path: string; remove(): Promise<void> }> {
   const [theirs, ours] = await Promise.all([
     run('git', ['show', `${hash}:package-lock.json`], { cwd: projectRoot, maxBuffer: 256 * 1024 * 1024 }),
     readFile(join(projectRoot, 'package-lock.json'), 'utf8'),
   ]);
-  if (theirs.stdout !== ours)
+  const differing = lockedDifferences(theirs.stdout, ours);
+  if (differing.length > 0)
     throw new Error(
-      `--baseline: package-lock.json at ${hash.slice(0, 7)} differs from this tree's: its bench cannot run with ` +
-        "this tree's node_modules (install them in a checkout of that commit and compare by hand)",
+      `--baseline: ${differing.length} packages locked at ${hash.slice(0, 7)} are not installed here at the same ` +
+        `version (${differing.slice(0, 3).join(', ')}): its bench cannot run with this tree's node_modules ` +
+        '(install them in a checkout of that commit and compare by hand)',
     );
   const parent = await mkdtemp(join(tmpdir(), 'mfa-baseline-'));
   const path = join(parent, 'tree');
@@ -279,4 +282,17 @@ export async function benchBaseline(options: {
     await tree.remove();
   }
   return { commit, order: runOrder, runs, comparison: compareRuns(runs.before, runs.after) };
+}
+
+/** The packages (node_modules paths) `theirs` locks at a version `ours` does not; the projects' own entries aside. */
+export function lockedDifferences(theirs: string, ours: string): string[] {
+  type Lock = { packages?: Record<string, { version?: string; resolved?: string }> };
+  const [before, after] = [JSON.parse(theirs) as Lock, JSON.parse(ours) as Lock];
+  return Object.entries(before.packages ?? {})
+    .filter(([path]) => path.startsWith('node_modules/'))
+    .filter(([path, locked]) => {
+      const installed = after.packages?.[path];
+      return installed?.version !== locked.version || installed?.resolved !== locked.resolved;
+    })
+    .map(([path]) => path.slice('node_modules/'.length));
 }

@@ -92,9 +92,10 @@ bench-results/quick.json or bench-results/only-<sections>.json, so the full run'
   store-client
               The store client's own CPU per round trip (target ≤ 0.5 ms): Get, BatchGet, Query, a conditional
               Put and an Update, --store-client-sends times each, against the store in another process, with
-              today's setup (the SDK's full middleware stack), the store module's, candidate setups, and the
-              floor of node:http alone with no SDK, side by side and interleaved; each setup's ratio to today's,
-              and the marshalling's cost alone.
+              today's setup (lib-dynamodb's client, the SDK's full middleware stack), the store module's,
+              candidate setups of the SDK, two clients without it (@aws-lite/client, aws4 signing over
+              node:http) and the floor of node:http alone, side by side and interleaved, each one's answers first
+              checked against the store module's; each setup's ratio to today's, and the marshalling's cost alone.
   refusals    What refusing a signed route costs, in-process, next to a successful signed read: server CPU per
               request and its ratio to the read, and store round trips, for a JWT signed by a key the issuer does
               not have, a real key's JWT with a changed signature, a header that is not a JWT, an oversized one,

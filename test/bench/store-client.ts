@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import awsLite from '@aws-lite/client';
+// @ts-expect-error -- the plugin ships no types of its own: @aws-lite/dynamodb-types types the methods it adds.
+import awsLiteDynamoDB from '@aws-lite/dynamodb';
+import type {} from '@aws-lite/dynamodb-types';
 import {
   BatchGetItemCommand,
   DynamoDBClient,
@@ -19,6 +24,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { FetchHttpHandler } from '@smithy/fetch-http-handler';
+import aws4 from 'aws4';
 import { round } from '#test/bench/stats';
 
 /** The store client's CPU per round trip the project aims for, in ms. */
@@ -178,6 +184,168 @@ function rawHttp(
   };
 }
 
+/**
+ * Architect's aws-lite with its DynamoDB plugin, set up as the store module's client: endpoint, region and credentials
+ * from the environment, a keep-alive agent, three attempts; it marshals the items itself (its copy of
+ * util-dynamodb). It has no request timeout to set.
+ */
+function awsLiteClient(): Sender {
+  const config: Parameters<typeof awsLite>[0] & { awsjsonMarshall: object } = {
+    // aws-lite reads AWS_ENDPOINT_URL, not the SDK's per-service variable.
+    endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB,
+    keepAlive: true,
+    retries: 2,
+    plugins: [awsLiteDynamoDB],
+    awsjsonMarshall: { removeUndefinedValues: true },
+  };
+  const client = awsLite(config);
+  return {
+    async send(command: unknown) {
+      const { DynamoDB } = await client;
+      const { input } = command as { input: never };
+      if (command instanceof GetCommand) return DynamoDB.GetItem(input);
+      if (command instanceof BatchGetCommand) return DynamoDB.BatchGetItem(input);
+      if (command instanceof QueryCommand) return DynamoDB.Query(input);
+      if (command instanceof PutCommand) return DynamoDB.PutItem(input);
+      if (command instanceof UpdateCommand) return DynamoDB.UpdateItem(input);
+      throw new Error('not a command this bench sends');
+    },
+  };
+}
+
+/**
+ * The thinnest client that still signs: aws4's SigV4 over node:http with a keep-alive agent, DynamoDB's JSON
+ * protocol, items marshalled by util-dynamodb as the store module's are. It retries nothing; its one timeout is the
+ * socket's, the store module's request timeout. An error answer becomes an error named as the SDK names it.
+ */
+function signedHttp(): Sender {
+  const region = process.env.AWS_REGION ?? 'us-east-1';
+  const endpoint = new URL(
+    process.env.AWS_ENDPOINT_URL_DYNAMODB ?? `https://dynamodb.${region}.amazonaws.com`,
+  );
+  const secure = endpoint.protocol === 'https:';
+  const agent = new (secure ? HttpsAgent : Agent)({ keepAlive: true, maxSockets: 50 });
+  // A function's credentials stay the same for its sandbox's life.
+  const credentials = {
+    accessKeyId: process.env.AWS_ACCESS_KEY_ID,
+    secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY,
+    sessionToken: process.env.AWS_SESSION_TOKEN,
+  };
+  return {
+    async send(command: unknown) {
+      const { operation, input } = wireRequest(command);
+      const signed = aws4.sign(
+        {
+          service: 'dynamodb',
+          region,
+          method: 'POST',
+          path: '/',
+          hostname: endpoint.hostname,
+          ...(endpoint.port ? { port: Number(endpoint.port) } : {}),
+          headers: {
+            'content-type': 'application/x-amz-json-1.0',
+            'x-amz-target': `DynamoDB_20120810.${operation}`,
+          },
+          body: JSON.stringify(input),
+        },
+        credentials,
+      );
+      const { status, answer } = await new Promise<{ status: number; answer: Record<string, unknown> }>(
+        (resolve, reject) => {
+          const sent = (secure ? httpsRequest : httpRequest)(
+            { ...signed, agent, timeout: 3_000 },
+            (response) => {
+              const chunks: Buffer[] = [];
+              response.on('data', (chunk: Buffer) => chunks.push(chunk));
+              response.on('end', () =>
+                resolve({
+                  status: response.statusCode ?? 0,
+                  answer: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+                }),
+              );
+              response.on('error', reject);
+            },
+          );
+          sent.on('timeout', () =>
+            sent.destroy(
+              Object.assign(new Error('The store did not answer in time'), { name: 'TimeoutError' }),
+            ),
+          );
+          sent.on('error', reject);
+          sent.end(signed.body);
+        },
+      );
+      if (status !== 200) throw storeError(status, answer);
+      return documentAnswer(answer);
+    },
+  };
+}
+
+const wire = (value: unknown) => marshall(value as Record<string, unknown>, { removeUndefinedValues: true });
+const document = (item: unknown) => unmarshall(item as never);
+
+/** A document command as DynamoDB's JSON protocol takes it: its operation, and its input with items marshalled. */
+function wireRequest(command: unknown): { operation: string; input: Record<string, unknown> } {
+  const { input } = command as { input: Record<string, unknown> };
+  const values = input.ExpressionAttributeValues
+    ? { ExpressionAttributeValues: wire(input.ExpressionAttributeValues) }
+    : {};
+  if (command instanceof GetCommand)
+    return { operation: 'GetItem', input: { ...input, Key: wire(input.Key) } };
+  if (command instanceof BatchGetCommand) {
+    const requests = Object.entries(input.RequestItems as Record<string, { Keys: object[] }>);
+    return {
+      operation: 'BatchGetItem',
+      input: {
+        RequestItems: Object.fromEntries(
+          requests.map(([table, each]) => [table, { ...each, Keys: each.Keys.map(wire) }]),
+        ),
+      },
+    };
+  }
+  if (command instanceof QueryCommand) return { operation: 'Query', input: { ...input, ...values } };
+  if (command instanceof PutCommand)
+    return { operation: 'PutItem', input: { ...input, Item: wire(input.Item), ...values } };
+  if (command instanceof UpdateCommand)
+    return { operation: 'UpdateItem', input: { ...input, Key: wire(input.Key), ...values } };
+  throw new Error('not a command this bench sends');
+}
+
+/** DynamoDB's answer with its items unmarshalled, wherever the document client unmarshals them. */
+function documentAnswer(answer: Record<string, unknown>): Record<string, unknown> {
+  const { Item, Attributes, Items, LastEvaluatedKey, Responses, UnprocessedKeys } = answer as {
+    Item?: object;
+    Attributes?: object;
+    Items?: object[];
+    LastEvaluatedKey?: object;
+    Responses?: Record<string, object[]>;
+    UnprocessedKeys?: Record<string, { Keys: object[] }>;
+  };
+  const perTable = <T, U>(tables: Record<string, T>, convert: (each: T) => U) =>
+    Object.fromEntries(Object.entries(tables).map(([table, each]) => [table, convert(each)]));
+  return {
+    ...answer,
+    ...(Item ? { Item: document(Item) } : {}),
+    ...(Attributes ? { Attributes: document(Attributes) } : {}),
+    ...(Items ? { Items: Items.map(document) } : {}),
+    ...(LastEvaluatedKey ? { LastEvaluatedKey: document(LastEvaluatedKey) } : {}),
+    ...(Responses ? { Responses: perTable(Responses, (list) => list.map(document)) } : {}),
+    ...(UnprocessedKeys
+      ? { UnprocessedKeys: perTable(UnprocessedKeys, (each) => ({ ...each, Keys: each.Keys.map(document) })) }
+      : {}),
+  };
+}
+
+/** DynamoDB's error answer as the SDK throws it: named after its type, with its message and cancellation reasons. */
+function storeError(status: number, answer: Record<string, unknown>): Error {
+  const { __type: type = '', message, Message } = answer as Record<string, string | undefined>;
+  const error = Object.assign(new Error(message ?? Message ?? type), answer, {
+    $fault: status >= 500 ? 'server' : 'client',
+  });
+  error.name = type.slice(type.lastIndexOf('#') + 1) || `HTTP ${status}`;
+  return error;
+}
+
 const setups = (store: typeof import('#shared/store/dynamo')): Setup[] => {
   const { createDocumentClient, storeClientConfig: todayConfig, unusedMiddleware } = store;
   // lib-dynamodb's client with the SDK's full middleware stack, as the store client had it, with other settings or
@@ -219,6 +387,8 @@ const setups = (store: typeof import('#shared/store/dynamo')): Setup[] => {
       name: 'the same, without the unused middleware',
       make: () => handMarshalled({ ...todayConfig(), cacheMiddleware: true }, unusedMiddleware),
     },
+    { name: 'aws-lite (client + dynamodb plugin), no SDK', make: awsLiteClient },
+    { name: 'aws4 + node:http, no SDK, no retries', make: signedHttp },
     { name: 'floor: node:http alone, no SDK', make: () => rawHttp(todayConfig()) },
   ];
 };
@@ -304,6 +474,10 @@ export async function benchStoreClient(sends: number, only?: readonly string[]):
   }
   // Warm-up: connections open, code compiled, credentials and endpoints resolved.
   for (const { client } of all) for (const name of commandNames) await run(client, name, 20);
+  // The floor replays what the SDK signed, whatever it is asked: its answers are the SDK's by construction.
+  for (const { setup, client } of all) {
+    if (!('prepare' in client)) await checkAnswers(setup.name, client, make, { tableName, partition });
+  }
 
   const rounds = 10;
   const perRound = Math.max(1, Math.ceil(sends / rounds));
@@ -335,6 +509,56 @@ export async function benchStoreClient(sends: number, only?: readonly string[]):
     marshallingCpuMsPerRoundTrip: await marshallingAlone(seed, make, total),
     setups: figures.map((each) => ({ ...each, ratioToToday: round(each.cpuMsPerRoundTrip.mix / today, 2) })),
   };
+}
+
+/**
+ * Fails the bench unless `client` answers as the store module's client does, once before any send is timed: the
+ * items each command reads or writes back as plain objects, and a condition that fails as a rejection named
+ * ConditionalCheckFailedException, which the store's code recognises by name.
+ */
+async function checkAnswers(
+  name: string,
+  client: Sender,
+  make: Record<CommandName, () => unknown>,
+  { tableName, partition }: { readonly tableName: string; readonly partition: string },
+): Promise<void> {
+  const send = async (command: CommandName) =>
+    (await client.send(make[command]() as never)) as Record<string, never>;
+  const get = (await send('Get')).Item as { name?: unknown } | undefined;
+  const batch = ((await send('BatchGet')).Responses as Record<string, { sk?: unknown }[]> | undefined)?.[
+    tableName
+  ];
+  const query = (await send('Query')).Items as { publicKey?: unknown; active?: unknown }[] | undefined;
+  await send('conditional Put');
+  const updated = (await send('Update')).Attributes as { version?: unknown } | undefined;
+  const refused = await client
+    .send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { pk: partition, sk: 'HEAD' },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }) as never,
+    )
+    .then(
+      () => 'nothing',
+      (error: unknown) => (error as Error).name,
+    );
+  const wrong = [
+    get?.name === 'bench' ? [] : ['Get'],
+    batch
+      ?.map((item) => item.sk)
+      .sort()
+      .join() === 'HEAD,KEY#0'
+      ? []
+      : ['BatchGet'],
+    query?.length === 3 && query.every((item) => typeof item.publicKey === 'string' && item.active === true)
+      ? []
+      : ['Query'],
+    typeof updated?.version === 'number' ? [] : ['Update'],
+    refused === 'ConditionalCheckFailedException' ? [] : [`failed condition (${refused})`],
+  ].flat();
+  if (wrong.length > 0)
+    throw new Error(`${name} answers unlike the store module's client: ${wrong.join(', ')}`);
 }
 
 /** What the document client's marshalling of the mix costs by itself: each command's input maps and its answer. */
