@@ -1,3 +1,4 @@
+import type { EntityKey } from '#shared/domain/entity-key';
 import type { ApiIdentity } from '#shared/protocol/dialect';
 
 export interface DenialReason {
@@ -92,6 +93,33 @@ export interface ShownAuthRequest extends Pick<
 > {
   readonly numberMatch: boolean;
   readonly serviceKey: { readonly kid: string; readonly publicKeyPem: string } | null;
+}
+
+/** What the user's devices are shown of `auth`, with the service's key to encrypt the v1 package to. */
+export function shownAuthRequest(
+  auth: AuthRequest,
+  serviceKey: Pick<EntityKey, 'kid' | 'publicKeyPem'> | undefined,
+): ShownAuthRequest {
+  return {
+    id: auth.id,
+    serviceId: auth.serviceId,
+    serviceName: auth.serviceName,
+    serviceIcon: auth.serviceIcon,
+    title: auth.title,
+    context: auth.context,
+    pushTitle: auth.pushTitle,
+    pushBody: auth.pushBody,
+    policy: auth.policy,
+    denialReasons: auth.denialReasons,
+    created: auth.created,
+    expiresAt: auth.expiresAt,
+    requester: auth.requester,
+    requesterKid: auth.requesterKid,
+    requesterPublicKey: auth.requesterPublicKey,
+    deviceIds: auth.deviceIds,
+    numberMatch: auth.numberMatchCode !== undefined,
+    serviceKey: serviceKey ? { kid: serviceKey.kid, publicKeyPem: serviceKey.publicKeyPem } : null,
+  };
 }
 
 /** Wrong codes a number-matching request takes before it ends (docs/protocol.md#number-matching). */

@@ -57,29 +57,9 @@ export async function answerAsDevice(
     input.numberMatchCode == null
       ? undefined
       : await matchNumber(authId, device.id, key, input.numberMatchCode, nowSeconds);
-  let serviceId: string;
-  if (await answerWithSlot(key, authId, answer, nowSeconds, matched)) {
-    // The slot named this request when the device read it, or the answer would have found it ended.
-    const pending = user?.pending?.authId === authId ? user.pending : await getAuthRequest(authId);
-    if (!pending) throw new Error(`The answered request ${authId} is gone`);
-    serviceId = pending.serviceId;
-  } else {
-    const auth = await getAuthRequest(authId);
-    if (!auth || !auth.deviceIds.includes(device.id))
-      throw notFound('There is no such request for this device');
-    const state = authRequestState(auth, nowSeconds);
-    if (state === 'pending' && auth.numberMatchCode !== undefined)
-      throw invalidArgument('number_match_code: this request needs the code the application shows');
-    if (auth.numberMatchFailed) throw numberMatchFailed();
-    const retried =
-      state === 'answered' && auth.answer?.deviceId === device.id && auth.answer.authJwe === input.authJwe;
-    if (!retried) {
-      if (state === 'answered') throw new ApiError('SVC-006', 'The request was already answered');
-      if (state === 'cancelled') throw new ApiError('SVC-007', 'The request was cancelled');
-      throw new ApiError('HTTP-408', 'The request has expired');
-    }
-    serviceId = auth.serviceId;
-  }
+  const serviceId = (await answerWithSlot(key, authId, answer, nowSeconds, matched))
+    ? await answeredService(user, authId)
+    : await retriedAnswerService(device, authId, input, nowSeconds);
   if (input.fraud) await lockAfterFraud(key, nowSeconds);
   // Both at once; taking the prompt down never fails, so the answer's event decides the outcome.
   const ended = publishEnded(authId);
@@ -89,6 +69,38 @@ export async function answerAsDevice(
     await ended;
   }
   return { serviceId };
+}
+
+/** The service an answer just recorded is for: the slot named the request when the device read it. */
+async function answeredService(user: User | undefined, authId: string): Promise<string> {
+  const pending = user?.pending?.authId === authId ? user.pending : await getAuthRequest(authId);
+  if (!pending) throw new Error(`The answered request ${authId} is gone`);
+  return pending.serviceId;
+}
+
+/**
+ * Why an answer was not recorded, as the refusal the device gets; or, for the same answer sent again, the service of
+ * the request it answered already.
+ */
+async function retriedAnswerService(
+  device: Entity,
+  authId: string,
+  input: DeviceAnswer,
+  nowSeconds: number,
+): Promise<string> {
+  const auth = await getAuthRequest(authId);
+  if (!auth || !auth.deviceIds.includes(device.id))
+    throw notFound('There is no such request for this device');
+  const state = authRequestState(auth, nowSeconds);
+  if (state === 'pending' && auth.numberMatchCode !== undefined)
+    throw invalidArgument('number_match_code: this request needs the code the application shows');
+  if (auth.numberMatchFailed) throw numberMatchFailed();
+  const retried =
+    state === 'answered' && auth.answer?.deviceId === device.id && auth.answer.authJwe === input.authJwe;
+  if (retried) return auth.serviceId;
+  if (state === 'answered') throw new ApiError('SVC-006', 'The request was already answered');
+  if (state === 'cancelled') throw new ApiError('SVC-007', 'The request was cancelled');
+  throw new ApiError('HTTP-408', 'The request has expired');
 }
 
 /**

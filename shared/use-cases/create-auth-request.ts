@@ -6,9 +6,9 @@ import {
   type AuthRequest,
   authRequestState,
   type DenialReason,
-  type ShownAuthRequest,
+  shownAuthRequest,
 } from '#shared/domain/auth-request';
-import { type EntityKey, responseEncryptionKey } from '#shared/domain/entity-key';
+import { responseEncryptionKey } from '#shared/domain/entity-key';
 import { InvalidPolicyError } from '#shared/domain/policy/errors';
 import { parseAuthRequestPolicy } from '#shared/domain/policy/auth-request-policy';
 import { effectivePolicy } from '#shared/domain/policy/effective-policy';
@@ -173,30 +173,6 @@ export async function createAuthRequest(
     if (holder && holderState === 'expired') await countExpiry(holder.id);
     return holderId;
   }
-}
-
-/** What the user's devices are shown of the request, kept with the slot it claims. */
-function shownAuthRequest(auth: AuthRequest, serviceKey: EntityKey | undefined): ShownAuthRequest {
-  return {
-    id: auth.id,
-    serviceId: auth.serviceId,
-    serviceName: auth.serviceName,
-    serviceIcon: auth.serviceIcon,
-    title: auth.title,
-    context: auth.context,
-    pushTitle: auth.pushTitle,
-    pushBody: auth.pushBody,
-    policy: auth.policy,
-    denialReasons: auth.denialReasons,
-    created: auth.created,
-    expiresAt: auth.expiresAt,
-    requester: auth.requester,
-    requesterKid: auth.requesterKid,
-    requesterPublicKey: auth.requesterPublicKey,
-    deviceIds: auth.deviceIds,
-    numberMatch: auth.numberMatchCode !== undefined,
-    serviceKey: serviceKey ? { kid: serviceKey.kid, publicKeyPem: serviceKey.publicKeyPem } : null,
-  };
 }
 
 /**

@@ -1,5 +1,10 @@
 import { currentHashKey } from '#shared/api-keys/current-hash-key';
-import { type AuthRequest, authRequestState, type ShownAuthRequest } from '#shared/domain/auth-request';
+import {
+  type AuthRequest,
+  authRequestState,
+  type ShownAuthRequest,
+  shownAuthRequest,
+} from '#shared/domain/auth-request';
 import { responseEncryptionKey } from '#shared/domain/entity-key';
 import type { Entity } from '#shared/protocol/entity';
 import { getAuthRequest } from '#shared/store/auth-requests';
@@ -84,9 +89,5 @@ async function shownFromRequest(authId: string, now: Date): Promise<ShownAuthReq
     '',
     now,
   );
-  return {
-    ...auth,
-    numberMatch: auth.numberMatchCode !== undefined,
-    serviceKey: serviceKey ? { kid: serviceKey.kid, publicKeyPem: serviceKey.publicKeyPem } : null,
-  };
+  return shownAuthRequest(auth, serviceKey);
 }
