@@ -1,11 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   DeleteCommand,
-  DynamoDBDocumentClient,
+  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -13,34 +9,25 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineClientConfig, type LocalEngines, startEngines } from '#infra/local/engines';
-import { ensureTable } from '#infra/local/provision';
 import { type CachedDocumentClient, cachedDocumentClient } from '#shared/store/cached-document-client';
+import { type EngineTable, startEngineTable } from '#test/support/engine-table';
 
 /**
  * The store's cached client marshals document commands itself: whatever it writes and reads must be exactly what
  * lib-dynamodb's own client writes and reads, command by command, against the same engine.
  */
 const TableName = 'documents';
-const marshall = { removeUndefinedValues: true };
-let dataDir: string;
-let engines: LocalEngines;
+let table: EngineTable;
 let sdk: DynamoDBDocumentClient;
 let cached: CachedDocumentClient;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'mfa-documents-'));
-  engines = await startEngines(dataDir);
-  await ensureTable(engines.dynamoEndpoint, TableName);
-  sdk = DynamoDBDocumentClient.from(new DynamoDBClient(engineClientConfig(engines.dynamoEndpoint)), {
-    marshallOptions: marshall,
-  });
-  cached = cachedDocumentClient(new DynamoDBClient(engineClientConfig(engines.dynamoEndpoint)), { marshall });
+  table = await startEngineTable(TableName);
+  sdk = table.store;
+  cached = cachedDocumentClient(table.client(), { marshall: { removeUndefinedValues: true } });
 });
 afterAll(async () => {
-  sdk?.destroy();
-  await engines?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await table?.close();
 });
 
 /** Every kind of value the service stores, undefined members included (dropped, as removeUndefinedValues says). */

@@ -1,7 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -14,16 +11,16 @@ import {
 import { AbstractLevel, AbstractValueIterator } from 'abstract-level';
 import dynalite from 'dynalite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineClientConfig, type LocalEngines, startEngines } from '#infra/local/engines';
+import { engineClientConfig } from '#infra/local/engines';
 import { ensureTable } from '#infra/local/provision';
+import { type EngineTable, startEngineTable } from '#test/support/engine-table';
 
 /** Every LevelDB iterator the embedded store opens, and those it has closed. */
 const opened = new Set<object>();
 const closed = new Set<object>();
 type Opening = (this: unknown, ...args: unknown[]) => object;
 
-let dataDir: string;
-let engines: LocalEngines;
+let table: EngineTable;
 let store: DynamoDBDocumentClient;
 
 beforeAll(async () => {
@@ -42,15 +39,11 @@ beforeAll(async () => {
     closed.add(this);
     return close.call(this);
   };
-  dataDir = await mkdtemp(join(tmpdir(), 'mfa-engines-'));
-  engines = await startEngines(dataDir);
-  await ensureTable(engines.dynamoEndpoint, 'engines');
-  store = DynamoDBDocumentClient.from(new DynamoDBClient(engineClientConfig(engines.dynamoEndpoint)));
+  table = await startEngineTable('engines');
+  store = table.store;
 });
 afterAll(async () => {
-  store?.destroy();
-  await engines?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await table?.close();
 });
 
 describe('the embedded DynamoDB engine', () => {

@@ -1,9 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
-  DynamoDBDocumentClient,
+  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -11,31 +8,23 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineClientConfig, type LocalEngines, startEngines } from '#infra/local/engines';
-import { ensureTable } from '#infra/local/provision';
 import {
   announcementDueAttribute,
   announcementIndexName,
   announcementShardAttribute,
 } from '#shared/store/table-definition';
+import { type EngineTable, startEngineTable } from '#test/support/engine-table';
 
 const TableName = 'transactions';
-let dataDir: string;
-let engines: LocalEngines;
+let table: EngineTable;
 let store: DynamoDBDocumentClient;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'mfa-transactions-'));
-  engines = await startEngines(dataDir);
-  await ensureTable(engines.dynamoEndpoint, TableName);
-  store = DynamoDBDocumentClient.from(new DynamoDBClient(engineClientConfig(engines.dynamoEndpoint)), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  table = await startEngineTable(TableName);
+  store = table.store;
 });
 afterAll(async () => {
-  store?.destroy();
-  await engines?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await table?.close();
 });
 
 const get = async (pk: string, sk = 'HEAD') =>
