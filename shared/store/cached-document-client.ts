@@ -17,7 +17,7 @@ export interface CachedDocumentClient {
 }
 
 /** A document command of lib-dynamodb's (its output type is what its handler resolves to). */
-interface DocumentCommand<Output> {
+export interface DocumentCommand<Output> {
   readonly input: object;
   resolveMiddleware(...args: never[]): (args: never) => Promise<{ output: Output }>;
 }
@@ -29,7 +29,9 @@ interface CommandParts {
   readonly outputKeyNodes: KeyNodes;
 }
 
-interface LowLevelCommand {
+/** A command of the low-level client: its input holds DynamoDB's attribute values. */
+export interface LowLevelCommand {
+  readonly input: object;
   resolveMiddleware(stack: unknown, config: unknown, options: unknown): Handler;
 }
 type Handler = (command: LowLevelCommand) => Promise<{ output: object }>;
@@ -40,13 +42,30 @@ interface MemberNodes {
   readonly [key: string]: KeyNodes;
 }
 
+/**
+ * A document command as the low-level command it stands for: the same class lib-dynamodb would send, with every
+ * value its input holds marshalled as lib-dynamodb marshals it (`options` over lib-dynamodb's own defaults).
+ */
+export function lowLevelCommand(command: object, options: marshallOptions): LowLevelCommand {
+  const parts = command as CommandParts;
+  const marshalling = { convertTopLevelContainer: true, ...options };
+  return new parts.clientCommand.constructor(
+    mapValues(parts.input, parts.inputKeyNodes, (value) => marshall(value, marshalling)),
+  );
+}
+
+/** A low-level answer to `command` with every value it holds unmarshalled, as lib-dynamodb's client answers. */
+export function documentOutput<Output>(command: DocumentCommand<Output>, output: object): Output {
+  const { outputKeyNodes } = command as unknown as CommandParts;
+  return mapValues(output, outputKeyNodes, (value) =>
+    unmarshall(value as never, { convertWithoutMapWrapper: true }),
+  ) as Output;
+}
+
 export function cachedDocumentClient(
   client: DynamoDBClient,
   options: { readonly marshall: marshallOptions },
 ): CachedDocumentClient {
-  // lib-dynamodb's defaults for its own commands, kept so items come back exactly as through its client.
-  const marshalling = { convertTopLevelContainer: true, ...options.marshall };
-  const unmarshalling = { convertWithoutMapWrapper: true };
   let handlers = new Map<unknown, Handler>();
   const stack = client.middlewareStack;
   // A test's fault injector or a tracer may change the stack after the first sends: the next send rebuilds.
@@ -63,20 +82,14 @@ export function cachedDocumentClient(
     middlewareStack,
     config: client.config,
     async send<Output>(command: DocumentCommand<Output>): Promise<Output> {
-      const parts = command as unknown as CommandParts;
-      const LowLevel = parts.clientCommand.constructor;
-      const lowLevel = new LowLevel(
-        mapValues(parts.input, parts.inputKeyNodes, (value) => marshall(value, marshalling)),
-      );
-      let handler = handlers.get(LowLevel);
+      const lowLevel = lowLevelCommand(command, options.marshall);
+      let handler = handlers.get(lowLevel.constructor);
       if (!handler) {
         handler = lowLevel.resolveMiddleware(stack, client.config, undefined);
-        handlers.set(LowLevel, handler);
+        handlers.set(lowLevel.constructor, handler);
       }
       const { output } = await handler(lowLevel);
-      return mapValues(output, parts.outputKeyNodes, (value) =>
-        unmarshall(value as never, unmarshalling),
-      ) as Output;
+      return documentOutput(command, output);
     },
   };
 }

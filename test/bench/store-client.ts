@@ -5,15 +5,7 @@ import awsLite from '@aws-lite/client';
 // @ts-expect-error -- the plugin ships no types of its own: @aws-lite/dynamodb-types types the methods it adds.
 import awsLiteDynamoDB from '@aws-lite/dynamodb';
 import type {} from '@aws-lite/dynamodb-types';
-import {
-  BatchGetItemCommand,
-  DynamoDBClient,
-  type DynamoDBClientConfig,
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand as QueryItemsCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   DynamoDBDocumentClient,
@@ -25,6 +17,12 @@ import {
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { FetchHttpHandler } from '@smithy/fetch-http-handler';
 import aws4 from 'aws4';
+import {
+  cachedDocumentClient,
+  type DocumentCommand,
+  documentOutput,
+  lowLevelCommand,
+} from '#shared/store/cached-document-client';
 import { round } from '#test/bench/stats';
 
 /** The store client's CPU per round trip the project aims for, in ms. */
@@ -51,72 +49,6 @@ export interface StoreClientFigures {
     readonly cpuMsPerRoundTrip: Readonly<Record<CommandName | 'mix', number>>;
     readonly ratioToToday: number;
   }[];
-}
-
-/** The low-level client, each document command's input marshalled and its output unmarshalled by hand. */
-function handMarshalled(config: DynamoDBClientConfig, remove: readonly string[] = []): Sender {
-  const client = new DynamoDBClient(config);
-  for (const name of remove) client.middlewareStack.remove(name);
-  const options = { removeUndefinedValues: true };
-  const items = (list: Record<string, unknown>[] | undefined) =>
-    list?.map((item) => unmarshall(item as never));
-  return {
-    async send(command: unknown) {
-      const { input } = command as { input: Record<string, unknown> };
-      const map = (value: unknown) => marshall(value as Record<string, unknown>, options);
-      if (command instanceof GetCommand) {
-        const out = await client.send(new GetItemCommand(<never>{ ...input, Key: map(input.Key) }));
-        return { ...out, Item: out.Item && unmarshall(out.Item) };
-      }
-      if (command instanceof BatchGetCommand) {
-        const requests = Object.entries(input.RequestItems as Record<string, { Keys: object[] }>);
-        const out = await client.send(
-          new BatchGetItemCommand({
-            RequestItems: Object.fromEntries(
-              requests.map(([table, each]) => [table, { ...each, Keys: each.Keys.map(map) }]),
-            ),
-          }),
-        );
-        return {
-          ...out,
-          Responses: Object.fromEntries(
-            Object.entries(out.Responses ?? {}).map(([table, list]) => [table, items(list)]),
-          ),
-        };
-      }
-      if (command instanceof QueryCommand) {
-        const out = await client.send(
-          new QueryItemsCommand(<never>{
-            ...input,
-            ExpressionAttributeValues: map(input.ExpressionAttributeValues),
-          }),
-        );
-        return { ...out, Items: items(out.Items) };
-      }
-      if (command instanceof PutCommand) {
-        return client.send(
-          new PutItemCommand(<never>{
-            ...input,
-            Item: map(input.Item),
-            ...(input.ExpressionAttributeValues
-              ? { ExpressionAttributeValues: map(input.ExpressionAttributeValues) }
-              : {}),
-          }),
-        );
-      }
-      if (command instanceof UpdateCommand) {
-        const out = await client.send(
-          new UpdateItemCommand(<never>{
-            ...input,
-            Key: map(input.Key),
-            ExpressionAttributeValues: map(input.ExpressionAttributeValues),
-          }),
-        );
-        return { ...out, Attributes: out.Attributes && unmarshall(out.Attributes) };
-      }
-      throw new Error('not a command this bench sends');
-    },
-  };
 }
 
 /** The transport's own floor: the requests the SDK signed once, sent again by node:http and their answers parsed. */
@@ -215,8 +147,9 @@ function awsLiteClient(): Sender {
 
 /**
  * The thinnest client that still signs: aws4's SigV4 over node:http with a keep-alive agent, DynamoDB's JSON
- * protocol, items marshalled by util-dynamodb as the store module's are. It retries nothing; its one timeout is the
- * socket's, the store module's request timeout. An error answer becomes an error named as the SDK names it.
+ * protocol, items marshalled exactly as the store module's are (lowLevelCommand). It retries nothing; its one
+ * timeout is the socket's, the store module's request timeout. An error answer becomes an error named as the SDK
+ * names it.
  */
 function signedHttp(): Sender {
   const region = process.env.AWS_REGION ?? 'us-east-1';
@@ -233,7 +166,8 @@ function signedHttp(): Sender {
   };
   return {
     async send(command: unknown) {
-      const { operation, input } = wireRequest(command);
+      const lowLevel = lowLevelCommand(command as object, { removeUndefinedValues: true });
+      const operation = lowLevel.constructor.name.replace(/Command$/, '');
       const signed = aws4.sign(
         {
           service: 'dynamodb',
@@ -246,7 +180,7 @@ function signedHttp(): Sender {
             'content-type': 'application/x-amz-json-1.0',
             'x-amz-target': `DynamoDB_20120810.${operation}`,
           },
-          body: JSON.stringify(input),
+          body: JSON.stringify(lowLevel.input),
         },
         credentials,
       );
@@ -276,63 +210,8 @@ function signedHttp(): Sender {
         },
       );
       if (status !== 200) throw storeError(status, answer);
-      return documentAnswer(answer);
+      return documentOutput(command as DocumentCommand<object>, answer);
     },
-  };
-}
-
-const wire = (value: unknown) => marshall(value as Record<string, unknown>, { removeUndefinedValues: true });
-const document = (item: unknown) => unmarshall(item as never);
-
-/** A document command as DynamoDB's JSON protocol takes it: its operation, and its input with items marshalled. */
-function wireRequest(command: unknown): { operation: string; input: Record<string, unknown> } {
-  const { input } = command as { input: Record<string, unknown> };
-  const values = input.ExpressionAttributeValues
-    ? { ExpressionAttributeValues: wire(input.ExpressionAttributeValues) }
-    : {};
-  if (command instanceof GetCommand)
-    return { operation: 'GetItem', input: { ...input, Key: wire(input.Key) } };
-  if (command instanceof BatchGetCommand) {
-    const requests = Object.entries(input.RequestItems as Record<string, { Keys: object[] }>);
-    return {
-      operation: 'BatchGetItem',
-      input: {
-        RequestItems: Object.fromEntries(
-          requests.map(([table, each]) => [table, { ...each, Keys: each.Keys.map(wire) }]),
-        ),
-      },
-    };
-  }
-  if (command instanceof QueryCommand) return { operation: 'Query', input: { ...input, ...values } };
-  if (command instanceof PutCommand)
-    return { operation: 'PutItem', input: { ...input, Item: wire(input.Item), ...values } };
-  if (command instanceof UpdateCommand)
-    return { operation: 'UpdateItem', input: { ...input, Key: wire(input.Key), ...values } };
-  throw new Error('not a command this bench sends');
-}
-
-/** DynamoDB's answer with its items unmarshalled, wherever the document client unmarshals them. */
-function documentAnswer(answer: Record<string, unknown>): Record<string, unknown> {
-  const { Item, Attributes, Items, LastEvaluatedKey, Responses, UnprocessedKeys } = answer as {
-    Item?: object;
-    Attributes?: object;
-    Items?: object[];
-    LastEvaluatedKey?: object;
-    Responses?: Record<string, object[]>;
-    UnprocessedKeys?: Record<string, { Keys: object[] }>;
-  };
-  const perTable = <T, U>(tables: Record<string, T>, convert: (each: T) => U) =>
-    Object.fromEntries(Object.entries(tables).map(([table, each]) => [table, convert(each)]));
-  return {
-    ...answer,
-    ...(Item ? { Item: document(Item) } : {}),
-    ...(Attributes ? { Attributes: document(Attributes) } : {}),
-    ...(Items ? { Items: Items.map(document) } : {}),
-    ...(LastEvaluatedKey ? { LastEvaluatedKey: document(LastEvaluatedKey) } : {}),
-    ...(Responses ? { Responses: perTable(Responses, (list) => list.map(document)) } : {}),
-    ...(UnprocessedKeys
-      ? { UnprocessedKeys: perTable(UnprocessedKeys, (each) => ({ ...each, Keys: each.Keys.map(document) })) }
-      : {}),
   };
 }
 
@@ -347,7 +226,7 @@ function storeError(status: number, answer: Record<string, unknown>): Error {
 }
 
 const setups = (store: typeof import('#shared/store/dynamo')): Setup[] => {
-  const { createDocumentClient, storeClientConfig: todayConfig, unusedMiddleware } = store;
+  const { createDocumentClient, storeClientConfig: todayConfig } = store;
   // lib-dynamodb's client with the SDK's full middleware stack, as the store client had it, with other settings or
   // fewer middleware.
   const doc =
@@ -378,14 +257,13 @@ const setups = (store: typeof import('#shared/store/dynamo')): Setup[] => {
     { name: 'no logger middleware', make: doc({}, ['loggerMiddleware']) },
     { name: 'no user agent middleware', make: doc({}, ['getUserAgentMiddleware']) },
     { name: 'no recursion detection', make: doc({}, ['recursionDetectionMiddleware']) },
-    { name: 'low-level, hand marshalling', make: () => handMarshalled({ ...todayConfig() }) },
     {
-      name: 'low-level, hand marshalling, cached middleware',
-      make: () => handMarshalled({ ...todayConfig(), cacheMiddleware: true }),
-    },
-    {
-      name: 'the same, without the unused middleware',
-      make: () => handMarshalled({ ...todayConfig(), cacheMiddleware: true }, unusedMiddleware),
+      // The store module's way of sending, with the SDK's full stack and none of the service's own middleware.
+      name: 'low-level, cached middleware, full stack',
+      make: () =>
+        cachedDocumentClient(new DynamoDBClient(todayConfig()), {
+          marshall: { removeUndefinedValues: true },
+        }),
     },
     { name: 'aws-lite (client + dynamodb plugin), no SDK', make: awsLiteClient },
     { name: 'aws4 + node:http, no SDK, no retries', make: signedHttp },
