@@ -12,7 +12,7 @@ import { type ClassName, classNames, endpointClasses } from '#test/bench/endpoin
 import type { BenchEnvironment } from '#test/bench/environment';
 import { type SeededUser, seedInProcessDirectory } from '#test/bench/seeded-directory';
 import { percentile, round } from '#test/bench/stats';
-import { toHttpEvent } from '#test/support/events';
+import { toHttpEvent, unsignedRequest } from '#test/support/events';
 import { projectRoot } from '#test/support/service-process';
 
 export interface ColdStartsFigures {
@@ -161,14 +161,12 @@ export async function benchColdStarts(
     );
     const unsigned = !/^\/(organization|directory|service|device)\//.test(path) || path === '/device/v3/link';
     const request: PreparedRequest = unsigned
-      ? {
-          method: route.method,
+      ? unsignedRequest(
           path,
-          headers: route.method === 'GET' ? {} : { 'content-type': 'application/json' },
-          body: route.method === 'GET' ? undefined : '{}',
-          jti: '',
-          subject: '',
-        }
+          route.method === 'GET'
+            ? {}
+            : { method: route.method, headers: { 'content-type': 'application/json' }, body: '{}' },
+        )
       : await genericRequest(route.method, path);
     return { label: `${route.method} ${route.path}`, event: table.route(request).event };
   };

@@ -10,6 +10,7 @@ import { keyId } from '#shared/protocol/kid';
 import type { CreatedAuthRequest } from '#shared/use-cases/create-auth-request';
 import type { PendingAuthRequestView } from '#shared/use-cases/device-auth-requests';
 import type { SeededDirectory, SeededUser } from '#test/bench/seeded-directory';
+import { unsignedRequest } from '#test/support/events';
 
 /**
  * The kinds of request whose cost differs, in the order a batch run measures them: each authorization step after the
@@ -66,16 +67,6 @@ export interface EndpointClass {
   /** Learns from a response what later requests need. */
   observe(request: PreparedRequest, status: number, body: string): Promise<void>;
 }
-
-/** A request of an unsigned endpoint, in the shape of a prepared one. */
-const unsignedRequest = (path: string): PreparedRequest => ({
-  method: 'GET',
-  path,
-  headers: {},
-  body: undefined,
-  jti: '',
-  subject: '',
-});
 
 /**
  * The endpoint classes over one seeded directory. `nextUser` picks whom each create asks: a user with no pending

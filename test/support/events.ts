@@ -2,6 +2,25 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { PreparedRequest } from '#shared/client/api-client';
 import type { HttpEvent } from '#shared/http/event';
 
+/** A request of an unsigned route in the shape of a prepared one: no jti and no subject. */
+export function unsignedRequest(
+  path: string,
+  options: {
+    readonly method?: string;
+    readonly headers?: Record<string, string>;
+    readonly body?: string;
+  } = {},
+): PreparedRequest {
+  return {
+    method: options.method ?? 'GET',
+    path,
+    headers: options.headers ?? {},
+    body: options.body,
+    jti: '',
+    subject: '',
+  };
+}
+
 /**
  * The API Gateway HTTP API v2 event a prepared request would arrive as, for invoking a handler in-process, with the
  * request id API Gateway gave it (the correlation id of every log line).

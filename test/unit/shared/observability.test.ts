@@ -1,8 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { lambdaContext } from '#infra/local/lambda-context';
-import type { PreparedRequest } from '#shared/client/api-client';
 import type { HttpEvent } from '#shared/http/event';
-import { toHttpEvent } from '#test/support/events';
+import { toHttpEvent, unsignedRequest } from '#test/support/events';
 
 // Logs and metrics on, as in Lambda; set before the modules that read them load.
 vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
@@ -27,14 +26,7 @@ afterEach(() => vi.restoreAllMocks());
 const context = lambdaContext('service-get-thing', 10_000, 'lambda-request-id');
 
 /** A request of a public route, as the handlers below receive it. */
-const thing: PreparedRequest = {
-  method: 'GET',
-  path: '/public/v3/thing',
-  headers: { host: 'api.example.com' },
-  body: undefined,
-  jti: '',
-  subject: '',
-};
+const thing = unsignedRequest('/public/v3/thing', { headers: { host: 'api.example.com' } });
 const event = (requestId: string): HttpEvent => toHttpEvent(thing, requestId);
 
 /** Every JSON line the handler writes (logs and embedded metric format) while it runs. */

@@ -4,8 +4,7 @@ import { Readable } from 'node:stream';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { lambdaContext } from '#infra/local/lambda-context';
-import type { PreparedRequest } from '#shared/client/api-client';
-import { toHttpEvent } from '#test/support/events';
+import { toHttpEvent, unsignedRequest } from '#test/support/events';
 
 /** An X-Ray document as the daemon receives it. */
 interface TraceDocument {
@@ -51,14 +50,7 @@ afterAll(() => {
 const context = lambdaContext('public-get-thing', 10_000, 'lambda-request-id');
 
 /** A request of a public route, as the handlers below receive it. */
-const thing: PreparedRequest = {
-  method: 'GET',
-  path: '/public/v3/thing',
-  headers: { host: 'api.example.com' },
-  body: undefined,
-  jti: '',
-  subject: '',
-};
+const thing = unsignedRequest('/public/v3/thing', { headers: { host: 'api.example.com' } });
 const event = toHttpEvent(thing, 'api-request-id');
 
 /** A DynamoDB client whose requests never leave the process: every call finds no item. */

@@ -2,20 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { callerAddress, viewerAddressHeader } from '#shared/http/caller-address';
 import type { HttpEvent } from '#shared/http/event';
 import { originSecretsVariable, originVerifyHeader } from '#shared/http/middlewares/edge-origin';
-import { toHttpEvent } from '#test/support/events';
+import { toHttpEvent, unsignedRequest } from '#test/support/events';
 
 const secret = 'origin-secret-for-the-test';
 const edgeServer = '130.176.0.12';
 
 function event(headers: Record<string, string>): HttpEvent {
-  const base = toHttpEvent({
-    method: 'GET',
-    path: '/public/v3/ping',
-    headers,
-    body: undefined,
-    jti: '',
-    subject: '',
-  });
+  const base = toHttpEvent(unsignedRequest('/public/v3/ping', { headers }));
   return {
     ...base,
     requestContext: { ...base.requestContext, http: { ...base.requestContext.http, sourceIp: edgeServer } },
