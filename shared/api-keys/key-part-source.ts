@@ -2,11 +2,17 @@ import { readFile } from 'node:fs/promises';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { traced } from '#shared/tracing';
+import { inRequestClientConfig } from '#shared/aws/in-request-client-config';
 
 let secrets: SecretsProvider | undefined;
-/** One provider per container, made on the first read, whose reads show in the trace of the cold start they slow. */
+/**
+ * One provider per container, made on the first read, whose reads show in the trace of the cold start they slow, and
+ * which fail the request that waits on them as a store read would (in-request-client-config.ts).
+ */
 const secretsProvider = () =>
-  (secrets ??= new SecretsProvider({ awsSdkV3Client: traced(new SecretsManagerClient({})) }));
+  (secrets ??= new SecretsProvider({
+    awsSdkV3Client: traced(new SecretsManagerClient(inRequestClientConfig())),
+  }));
 
 /**
  * Where this container reads one part of the deployment's keys: the secret its function was given (`<secretVariable>`)

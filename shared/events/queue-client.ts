@@ -1,19 +1,14 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { deadLetterReasonAttribute } from '#shared/events/webhook-event';
 import { firstUseEstablished } from '#shared/first-use';
+import { inRequestClientConfig } from '#shared/aws/in-request-client-config';
 import { traced } from '#shared/tracing';
 
 /**
  * One client per process: short timeouts, so a request that cannot enqueue fails fast and is retried by its caller;
  * each command's middleware resolved once, not on every send (its stack is complete before the first).
  */
-export const queueClient = traced(
-  new SQSClient({
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
-    cacheMiddleware: true,
-  }),
-);
+export const queueClient = traced(new SQSClient({ ...inRequestClientConfig(), cacheMiddleware: true }));
 // As the store's client: the logger's and the user agent's middleware cost CPU on every send for nothing we use.
 // Recursion detection stays: Lambda's loop detection reads the trace header it adds to each message.
 for (const name of ['loggerMiddleware', 'getUserAgentMiddleware']) {

@@ -16,6 +16,7 @@ import { traced } from '#shared/tracing';
 import { type CachedDocumentClient, cachedDocumentClient } from '#shared/store/cached-document-client';
 import { checkTableAccess } from '#shared/store/table-grant-check';
 import { firstUseEstablished } from '#shared/first-use';
+import { inRequestClientConfig } from '#shared/aws/in-request-client-config';
 
 export const tableName = requireEnv('TABLE_NAME');
 
@@ -32,12 +33,7 @@ export const unusedMiddleware = [
 ] as const;
 
 /** The store client's settings, which every setup the bench compares starts from. */
-export const storeClientConfig = (): DynamoDBClientConfig => ({
-  // The SDK's standard retries with backoff: throttling and the store's own errors are retried twice.
-  maxAttempts: 3,
-  // A store that does not answer must become a 503 well inside the function timeout, not a hung request.
-  requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
-});
+export const storeClientConfig = (): DynamoDBClientConfig => inRequestClientConfig();
 
 /** What the store's code sends its document commands through: lib-dynamodb's client, or the cached one. */
 export type StoreClient = Pick<CachedDocumentClient, 'send' | 'middlewareStack' | 'config'>;

@@ -16,6 +16,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { FetchHttpHandler } from '@smithy/fetch-http-handler';
+import { streamCollector } from '@smithy/node-http-handler';
 import aws4 from 'aws4';
 import {
   cachedDocumentClient,
@@ -24,6 +25,7 @@ import {
   lowLevelCommand,
 } from '#shared/store/cached-document-client';
 import { round } from '#test/bench/stats';
+import { collectResponseBody } from '#shared/aws/in-request-client-config';
 
 /** The store client's CPU per round trip the project aims for, in ms. */
 export const storeClientTargetMs = 0.5;
@@ -226,20 +228,23 @@ function storeError(status: number, answer: Record<string, unknown>): Error {
 }
 
 const setups = (store: typeof import('#shared/store/dynamo')): Setup[] => {
-  const { createDocumentClient, storeClientConfig: todayConfig } = store;
+  const { createDocumentClient, storeClientConfig } = store;
+  // The store module's settings with the SDK's own body collector, as the store client had them.
+  const todayConfig = (): DynamoDBClientConfig => ({ ...storeClientConfig(), streamCollector });
   // lib-dynamodb's client with the SDK's full middleware stack, as the store client had it, with other settings or
   // fewer middleware.
   const doc =
     (config: DynamoDBClientConfig, remove: string[] = []) =>
     () =>
-      createDocumentClient({ config, remove, sdkDocumentClient: true });
+      createDocumentClient({ config: { ...todayConfig(), ...config }, remove, sdkDocumentClient: true });
   return [
-    { name: 'today', make: () => createDocumentClient({ remove: [], sdkDocumentClient: true }) },
+    { name: 'today', make: doc({}) },
     { name: 'chosen (the store module)', make: () => createDocumentClient() },
     {
       name: "lib-dynamodb's client, unused middleware removed",
-      make: () => createDocumentClient({ sdkDocumentClient: true }),
+      make: () => createDocumentClient({ config: todayConfig(), sdkDocumentClient: true }),
     },
+    { name: 'body collected by data events', make: doc({ streamCollector: collectResponseBody }) },
     { name: 'account endpoints off', make: doc({ accountIdEndpointMode: 'disabled' }) },
     { name: 'endpoint discovery off', make: doc({ endpointDiscoveryEnabled: false }) },
     { name: 'retry mode adaptive', make: doc({ retryMode: 'adaptive' }) },
@@ -258,7 +263,8 @@ const setups = (store: typeof import('#shared/store/dynamo')): Setup[] => {
     { name: 'no user agent middleware', make: doc({}, ['getUserAgentMiddleware']) },
     { name: 'no recursion detection', make: doc({}, ['recursionDetectionMiddleware']) },
     {
-      // The store module's way of sending, with the SDK's full stack and none of the service's own middleware.
+      // The store module's way of sending, with the SDK's full stack, its body collector and none of the service's
+      // own middleware.
       name: 'low-level, cached middleware, full stack',
       make: () =>
         cachedDocumentClient(new DynamoDBClient(todayConfig()), {
