@@ -122,7 +122,7 @@ export class ServiceDashboard extends Construct {
         table.metricSystemErrorsForOperations({
           ...sum,
           label: 'System errors',
-          // The operations the store uses (tableActions in route-function.ts).
+          // The operations the store uses (table-commands.ts), the create's and the answer's transactions among them.
           operations: [
             Operation.GET_ITEM,
             Operation.BATCH_GET_ITEM,
@@ -130,6 +130,7 @@ export class ServiceDashboard extends Construct {
             Operation.PUT_ITEM,
             Operation.UPDATE_ITEM,
             Operation.DELETE_ITEM,
+            Operation.TRANSACT_WRITE_ITEMS,
           ],
         }),
         new Metric({

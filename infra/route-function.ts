@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import type { KeyCustody } from '#infra/key-custody';
 import { type Access, httpRoutes, webAppRoute } from '#infra/routes';
 import { type ItemKind, leadingKeyPattern, type TableGrant } from '#shared/store/item-kinds';
+import { tableActionsOf } from '#shared/store/table-commands';
 
 export interface RouteFunctionResources {
   readonly table: ITableV2;
@@ -139,14 +140,8 @@ export function bundlingFor(handler: string): typeof handlerBundling & Pick<Bund
     : tracedBundling;
 }
 
-/**
- * The table actions the store uses, and no others: single-item reads and writes, BatchGet and Query. No Scan, no
- * batch writes, no transactions, no index (the table has none), so no wildcard either.
- */
-export const tableActions = {
-  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-} as const;
+/** The table actions the store uses, and no others (table-commands.ts), so no wildcard either. */
+export const tableActions = { read: tableActionsOf('reads'), write: tableActionsOf('writes') } as const;
 
 /**
  * The audit table's actions. Writers may only put, under keys with a random part they never see again, and read

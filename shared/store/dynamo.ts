@@ -15,6 +15,7 @@ import type { ItemKey } from '#shared/store/keys';
 import { traced } from '#shared/tracing';
 import { type CachedDocumentClient, cachedDocumentClient } from '#shared/store/cached-document-client';
 import { checkTableAccess } from '#shared/store/table-grant-check';
+import { tableCommandNamed } from '#shared/store/table-commands';
 import { firstUseEstablished } from '#shared/first-use';
 import { inRequestClientConfig } from '#shared/aws/in-request-client-config';
 
@@ -74,7 +75,7 @@ export function createDocumentClient(
   // A write waits for its request's jti to be recorded, and fails if the request is a replay (first-use.ts).
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      if (!readCommands.has(context.commandName ?? '')) await firstUseEstablished();
+      if (tableCommandNamed(context.commandName ?? '')?.mode !== 'reads') await firstUseEstablished();
       return next(args);
     },
     { step: 'initialize', name: 'awaitFirstUse' },
@@ -94,16 +95,6 @@ export function createDocumentClient(
     ? DynamoDBDocumentClient.from(client, { marshallOptions })
     : cachedDocumentClient(client, { marshall: marshallOptions });
 }
-
-/** The commands that change nothing; any other may write, and waits for its request's first use. */
-const readCommands = new Set([
-  'GetItemCommand',
-  'BatchGetItemCommand',
-  'QueryCommand',
-  'ScanCommand',
-  'TransactGetItemsCommand',
-  'DescribeTableCommand',
-]);
 
 export const dynamo = createDocumentClient();
 

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
 import { type ItemKind, itemKindOf, type TableGrant } from '#shared/store/item-kinds';
+import { type GrantMode, tableCommandNamed, tableCommands } from '#shared/store/table-commands';
 
 /**
  * The local runtime's stand-in for IAM: while a handler runs inside `withTableGrant`, every store call on the table
@@ -20,24 +21,14 @@ export function withTableGrant<T>(name: string, grant: TableGrant | undefined, w
   return scope.run({ name, grant }, work);
 }
 
-/** The store's actions, as IAM names them, each a read or a write. */
-const actionOf: Readonly<Record<string, { action: string; mode: 'reads' | 'writes' }>> = {
-  GetItemCommand: { action: 'dynamodb:GetItem', mode: 'reads' },
-  BatchGetItemCommand: { action: 'dynamodb:BatchGetItem', mode: 'reads' },
-  QueryCommand: { action: 'dynamodb:Query', mode: 'reads' },
-  PutItemCommand: { action: 'dynamodb:PutItem', mode: 'writes' },
-  UpdateItemCommand: { action: 'dynamodb:UpdateItem', mode: 'writes' },
-  DeleteItemCommand: { action: 'dynamodb:DeleteItem', mode: 'writes' },
-};
-
 /**
  * A transaction's operations as IAM evaluates them: each its own action on its own item. ConditionCheckItem is in no
  * route's grant (a grant's rows are reads and writes), so a transaction that checks an item is refused.
  */
-const transactActionOf: Readonly<Record<string, { action: string; mode: 'writes' | undefined }>> = {
-  Put: { action: 'dynamodb:PutItem', mode: 'writes' },
-  Update: { action: 'dynamodb:UpdateItem', mode: 'writes' },
-  Delete: { action: 'dynamodb:DeleteItem', mode: 'writes' },
+const transactActionOf: Readonly<Record<string, { action: string; mode: GrantMode | undefined }>> = {
+  Put: tableCommands.PutItemCommand,
+  Update: tableCommands.UpdateItemCommand,
+  Delete: tableCommands.DeleteItemCommand,
   ConditionCheck: { action: 'dynamodb:ConditionCheckItem', mode: undefined },
 };
 
@@ -57,7 +48,7 @@ export function checkTableAccess(commandName: string, input: unknown, tableName:
     checkTransaction(current, input, tableName);
     return;
   }
-  const known = actionOf[commandName];
+  const known = tableCommandNamed(commandName);
   if (!known) {
     fail(current.name, `call ${commandName} on the table`);
     return;
