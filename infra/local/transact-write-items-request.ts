@@ -59,7 +59,6 @@ const operationTypes: Record<OperationKind, { types: Record<string, unknown>; va
 };
 const kinds = Object.keys(operationTypes) as OperationKind[];
 
-// ClientRequestToken is accepted and ignored: the stand-in does not make retried transactions idempotent.
 const requestTypes = {
   ReturnConsumedCapacity: { type: 'String', enum: ['INDEXES', 'TOTAL', 'NONE'] },
   ReturnItemCollectionMetrics: { type: 'String', enum: ['SIZE', 'NONE'] },

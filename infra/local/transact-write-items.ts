@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { crc32 } from 'node:zlib';
 import dynalite from 'dynalite';
 import type { DynaliteError, Store } from 'dynalite/db';
+import { ClientRequestTokens } from '#infra/local/client-request-tokens';
 import { commitTransaction } from '#infra/local/transact-write-items-commit';
 import { validateTransactWriteItems } from '#infra/local/transact-write-items-request';
 
@@ -15,8 +16,9 @@ const target = 'DynamoDB_20120810.TransactWriteItems';
 const maxRequestBytes = 16 * 1024 * 1024;
 
 /**
- * A dynalite server that also answers TransactWriteItems, which dynalite does not implement, on the same store: every
- * other request goes to dynalite untouched.
+ * A dynalite server that also answers TransactWriteItems, which dynalite does not implement, on the same store, with
+ * DynamoDB's idempotency by ClientRequestToken (client-request-tokens.ts): every other request goes to dynalite
+ * untouched.
  */
 export function dynaliteWithTransactions(options: Parameters<typeof dynalite>[0]): Server {
   const create = dbModule.create;
@@ -30,7 +32,7 @@ export function dynaliteWithTransactions(options: Parameters<typeof dynalite>[0]
     dbModule.create = create;
   }
   if (!store) throw new Error('dynalite did not create its store through dynalite/db');
-  const transactions = store;
+  const transactions = { store, tokens: new ClientRequestTokens() };
   const [untouched] = server.listeners('request') as ((
     request: IncomingMessage,
     response: ServerResponse,
@@ -47,7 +49,7 @@ export function dynaliteWithTransactions(options: Parameters<typeof dynalite>[0]
 }
 
 async function transactWriteItems(
-  store: Store,
+  { store, tokens }: { readonly store: Store; readonly tokens: ClientRequestTokens },
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
@@ -72,7 +74,9 @@ async function transactWriteItems(
     return;
   }
   try {
-    const reasons = await commitTransaction(store, await validateTransactWriteItems(body, store));
+    const operations = await validateTransactWriteItems(body, store);
+    const { ClientRequestToken: token, ...parameters } = body as { ClientRequestToken?: string };
+    const reasons = await tokens.commitOnce(token, parameters, () => commitTransaction(store, operations));
     if (!reasons) {
       send(200, {});
       return;

@@ -248,4 +248,62 @@ describe('TransactWriteItems in the embedded DynamoDB engine', () => {
       expect(Boolean(await get(pk, 'ANSWER'))).toBe(by === 'transaction');
     }
   });
+
+  describe('with a ClientRequestToken', () => {
+    const increment = (pk: string, ClientRequestToken: string, by = 1): TransactWriteCommand['input'] => ({
+      ClientRequestToken,
+      TransactItems: [
+        {
+          Update: {
+            TableName,
+            Key: { pk, sk: 'HEAD' },
+            UpdateExpression: 'ADD #count :by',
+            ExpressionAttributeNames: { '#count': 'count' },
+            ExpressionAttributeValues: { ':by': by },
+          },
+        },
+      ],
+    });
+
+    it('applies a transaction sent again with its token once, and answers both as committed', async () => {
+      const token = crypto.randomUUID();
+      expect(await transact(increment('T1', token))).toBeUndefined();
+      expect(await transact(increment('T1', token))).toBeUndefined();
+      expect(await get('T1')).toEqual({ pk: 'T1', sk: 'HEAD', count: 1 });
+      expect(await transact(increment('T1', crypto.randomUUID()))).toBeUndefined();
+      expect(await get('T1')).toEqual({ pk: 'T1', sk: 'HEAD', count: 2 });
+    });
+
+    it('refuses the token while its transaction is being applied, so two sent at once apply once', async () => {
+      const token = crypto.randomUUID();
+      const answers = await Promise.all([transact(increment('T4', token)), transact(increment('T4', token))]);
+      // The second is refused while the first is applied, or, once the SDK's retry finds it committed, answered so.
+      const names = answers.map((answer) => (answer === undefined ? 'committed' : (answer as Error).name));
+      for (const name of names) expect(['committed', 'TransactionInProgressException']).toContain(name);
+      expect(await get('T4')).toEqual({ pk: 'T4', sk: 'HEAD', count: 1 });
+    });
+
+    it('refuses the token with other parameters, and applies nothing', async () => {
+      const token = crypto.randomUUID();
+      expect(await transact(increment('T2', token))).toBeUndefined();
+      expect(await transact(increment('T2', token, 5))).toMatchObject({
+        name: 'IdempotentParameterMismatchException',
+      });
+      expect(await get('T2')).toEqual({ pk: 'T2', sk: 'HEAD', count: 1 });
+    });
+
+    it('keeps no token of a cancelled transaction: sent again once its condition holds, it commits', async () => {
+      const token = crypto.randomUUID();
+      const guarded: TransactWriteCommand['input'] = {
+        ClientRequestToken: token,
+        TransactItems: [
+          { Put: { TableName, Item: { pk: 'T3', sk: 'DONE' }, ConditionExpression: 'attribute_exists(pk)' } },
+        ],
+      };
+      expect(await transact(guarded)).toBeInstanceOf(TransactionCanceledException);
+      await store.send(new PutCommand({ TableName, Item: { pk: 'T3', sk: 'DONE', first: true } }));
+      expect(await transact(guarded)).toBeUndefined();
+      expect(await get('T3', 'DONE')).toEqual({ pk: 'T3', sk: 'DONE' });
+    });
+  });
 });

@@ -11,6 +11,8 @@ export interface Fault {
   only?: RegExp;
   /** What each failing call throws. */
   error: () => Error;
+  /** A failing call reaches the store and is applied; only its answer is lost, as when the connection drops after. */
+  answerLost?: boolean;
 }
 
 type Stack = { add(middleware: unknown, options: Record<string, unknown>): void };
@@ -40,6 +42,7 @@ export function injectFaults(
         if (fault.passes > 0) fault.passes--;
         else if (fault.failures > 0) {
           fault.failures--;
+          if (fault.answerLost) await next(args);
           throw fault.error();
         }
       }

@@ -92,6 +92,18 @@ describe("the create's transaction", () => {
     expect(pending?.auth_request).toBe(created.auth_request);
   });
 
+  it('applied but its answer lost is sent again with the same token by the SDK: the request is made, once', async () => {
+    const { username, device } = await newUser();
+    storeFault = { passes: 0, failures: 1, only: transactions, error: timedOut, answerLost: true };
+    const created = await scene.ask({ username });
+    expect(storeFault).toMatchObject({ failures: 0 });
+    const [pending] = await device.pending();
+    expect(pending?.auth_request).toBe(created.auth_request);
+    // Counted once: after the request is cancelled the user has no request left today.
+    await scene.service.call('DELETE', `/service/v3/auths/${created.auth_request}`);
+    expect(await refusal(scene.ask({ username }))).toMatchObject({ status: 429, errorCode: 'USR-001' });
+  });
+
   it('cancelled by conflicts that persist is a 503 that leaves nothing', async () => {
     const { username, device } = await newUser();
     storeFault = { passes: 0, failures: Number.POSITIVE_INFINITY, only: transactions, error: conflict };
