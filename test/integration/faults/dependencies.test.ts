@@ -75,6 +75,15 @@ describe.each(['refused', 'timed out'] as const)('a store whose every request is
   });
 });
 
+describe('a request whose jti the store recorded but whose answer it lost', () => {
+  it('is answered, not refused as a replay: the SDK sends the same record again and it is accepted', async () => {
+    storeFault = { passes: 0, failures: 1, only: /PutItem/, error: timedOut, answerLost: true };
+    const response = await scene.organization.client.call('GET', '/organization/v3/directories');
+    expect(storeFault).toMatchObject({ failures: 0 });
+    expect(response.status).toBe(200);
+  });
+});
+
 describe('a store that fails in the middle of creating an auth request', () => {
   /** One attempt to ask alice, as data: the request it made or names as holding her, or the refusal. */
   async function attempt(): Promise<{ status: number; errorCode?: string; authRequest?: string }> {
