@@ -113,6 +113,18 @@ export async function newAuthScene(
   };
 }
 
+/** A client that signs as `device` (`dev:<device_id>`), for the device API calls its authenticator does not make. */
+export function deviceClient(
+  baseUrl: string,
+  device: { readonly state: { readonly deviceId: string; readonly privateKeyPem: string } },
+): ApiClient {
+  return new ApiClient({
+    baseUrl,
+    issuer: `dev:${device.state.deviceId}`,
+    privateKeyPem: device.state.privateKeyPem,
+  });
+}
+
 /**
  * A create signed by hand, so that the very same request (its JWT and body) can be sent again: the request it made,
  * and `replay`, which sends it again and gives the raw response.

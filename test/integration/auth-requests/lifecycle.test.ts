@@ -6,7 +6,12 @@ import { evaluate } from '#shared/authenticator/evaluate';
 import { ApiClient } from '#shared/client/api-client';
 import type { ApiRequestError } from '#shared/client/errors';
 import { parseEffectivePolicy } from '#shared/domain/policy/effective-policy-wire';
-import { type AuthScene, type CreatedAuthRequest, newAuthScene } from '#test/support/auth-scene';
+import {
+  type AuthScene,
+  type CreatedAuthRequest,
+  deviceClient,
+  newAuthScene,
+} from '#test/support/auth-scene';
 import { rsaKeyPair } from '#test/support/keys';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { refusal, refusedWith, uniqueName } from '#test/support/tree';
@@ -117,11 +122,7 @@ describe('answering', () => {
     const created = await scene.ask({ username: 'alice' });
     const [pending] = await alice.pending();
     const view = pending as NonNullable<typeof pending>;
-    const asDevice = new ApiClient({
-      baseUrl: runtime.baseUrl,
-      issuer: `dev:${alice.state.deviceId}`,
-      privateKeyPem: alice.state.privateKeyPem,
-    });
+    const asDevice = deviceClient(runtime.baseUrl, alice);
     const approve = evaluate(
       parseEffectivePolicy(view.policy),
       { methods: {}, now: new Date() },

@@ -1,10 +1,10 @@
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '#shared/client/api-client';
+import type { ApiClient } from '#shared/client/api-client';
 import type { AuthorizationResponseBody } from '#shared/client/authorization-response';
 import type { ApiRequestError } from '#shared/client/errors';
 import type { PendingAuthRequestView } from '#shared/use-cases/device-auth-requests';
-import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
+import { type AuthScene, deviceClient, newAuthScene } from '#test/support/auth-scene';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { refusal } from '#test/support/tree';
 import { SoftwareAuthenticator, type Tampering } from '#test/support/webauthn-authenticator';
@@ -40,11 +40,7 @@ async function linkedDevice(identifier: string): Promise<PasskeyDevice> {
   const linked = await scene.linkDevice(identifier);
   return {
     identifier,
-    client: new ApiClient({
-      baseUrl: origin,
-      issuer: `dev:${linked.state.deviceId}`,
-      privateKeyPem: linked.state.privateKeyPem,
-    }),
+    client: deviceClient(origin, linked),
     authenticator: new SoftwareAuthenticator(origin),
   };
 }

@@ -3,9 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sealAnswer } from '#shared/authenticator/answer-packages';
 import type { Authenticator } from '#shared/authenticator/authenticator';
 import { evaluate } from '#shared/authenticator/evaluate';
-import { ApiClient } from '#shared/client/api-client';
 import { parseEffectivePolicy } from '#shared/domain/policy/effective-policy-wire';
-import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
+import { type AuthScene, deviceClient, newAuthScene } from '#test/support/auth-scene';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { type Fault, injectFaults, refused, timedOut } from '#test/support/sdk-faults';
 import { serviceWebhooks } from '#test/support/service-webhooks';
@@ -121,11 +120,7 @@ describe("the answer's transaction", () => {
     const created = await scene.ask({ username });
     const [pending] = await device.pending();
     const view = pending as NonNullable<typeof pending>;
-    const asDevice = new ApiClient({
-      baseUrl: runtime.baseUrl,
-      issuer: `dev:${device.state.deviceId}`,
-      privateKeyPem: device.state.privateKeyPem,
-    });
+    const asDevice = deviceClient(runtime.baseUrl, device);
     const packages = await sealAnswer(view, {
       authRequest: view.auth_request,
       deviceId: device.state.deviceId,

@@ -2,7 +2,6 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineClientConfig } from '#infra/local/engines';
 import type { Authenticator } from '#shared/authenticator/authenticator';
-import { ApiClient } from '#shared/client/api-client';
 import { ApiRequestError } from '#shared/client/errors';
 import {
   type DeadLetter,
@@ -10,7 +9,7 @@ import {
   pushMessages,
   redriveDeadLetters,
 } from '#shared/events/dead-letters';
-import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
+import { type AuthScene, deviceClient, newAuthScene } from '#test/support/auth-scene';
 import { type PushReceiver, startPushReceiver, type TestSubscription } from '#test/support/push-receiver';
 import { quickPushWorker } from '#test/support/push-scene';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
@@ -24,15 +23,6 @@ let phone: Authenticator;
 let tablet: Authenticator;
 const subject = () => ({ subject: `svc:${scene.serviceId}` });
 
-/** A client that signs as the device, for the device API's push operations. */
-function deviceClient(device: Authenticator): ApiClient {
-  return new ApiClient({
-    baseUrl: runtime.baseUrl,
-    issuer: `dev:${device.state.deviceId}`,
-    privateKeyPem: device.state.privateKeyPem,
-  });
-}
-
 /** PUT /device/v3/push: its status, and the error code of a refusal. */
 async function register(
   device: Authenticator,
@@ -40,7 +30,9 @@ async function register(
 ): Promise<{ status: number; errorCode?: string | undefined }> {
   const body = 'json' in subscription ? { webpush: subscription.json } : subscription;
   try {
-    return { status: (await deviceClient(device).call('PUT', '/device/v3/push', { body })).status };
+    return {
+      status: (await deviceClient(runtime.baseUrl, device).call('PUT', '/device/v3/push', { body })).status,
+    };
   } catch (error) {
     if (!(error instanceof ApiRequestError)) throw error;
     return { status: error.status, errorCode: error.errorCode };
@@ -48,7 +40,10 @@ async function register(
 }
 
 async function channelOf(device: Authenticator): Promise<string | null> {
-  const { body } = await deviceClient(device).call<{ channel: string | null }>('GET', '/device/v3/push');
+  const { body } = await deviceClient(runtime.baseUrl, device).call<{ channel: string | null }>(
+    'GET',
+    '/device/v3/push',
+  );
   return body?.channel ?? null;
 }
 
@@ -97,10 +92,10 @@ afterAll(async () => {
 
 describe('registering a push channel', () => {
   it('serves the VAPID public key to a linked device, and no channel until one is registered', async () => {
-    const { status, body } = await deviceClient(phone).call<{ vapid_public_key: string; channel: null }>(
-      'GET',
-      '/device/v3/push',
-    );
+    const { status, body } = await deviceClient(runtime.baseUrl, phone).call<{
+      vapid_public_key: string;
+      channel: null;
+    }>('GET', '/device/v3/push');
     expect(status).toBe(200);
     expect(body?.channel).toBeNull();
     const point = Buffer.from(body?.vapid_public_key ?? '', 'base64url');
@@ -135,9 +130,9 @@ describe('registering a push channel', () => {
   it('stores a channel, replaces it, and removes it on DELETE', async () => {
     expect((await register(phone, receiver.subscribe('phone-old'))).status).toBe(204);
     expect(await channelOf(phone)).toBe('webpush');
-    expect((await deviceClient(phone).call('DELETE', '/device/v3/push')).status).toBe(204);
+    expect((await deviceClient(runtime.baseUrl, phone).call('DELETE', '/device/v3/push')).status).toBe(204);
     expect(await channelOf(phone)).toBeNull();
-    expect((await deviceClient(phone).call('DELETE', '/device/v3/push')).status).toBe(204);
+    expect((await deviceClient(runtime.baseUrl, phone).call('DELETE', '/device/v3/push')).status).toBe(204);
   });
 });
 
@@ -167,7 +162,10 @@ describe('pushing', () => {
       tag: created.auth_request,
     });
     expect(push.claims).toMatchObject({ aud: receiver.origin, sub: 'mailto:security@example.org' });
-    const { body } = await deviceClient(phone).call<{ vapid_public_key: string }>('GET', '/device/v3/push');
+    const { body } = await deviceClient(runtime.baseUrl, phone).call<{ vapid_public_key: string }>(
+      'GET',
+      '/device/v3/push',
+    );
     expect(push.vapidKey).toBe(body?.vapid_public_key);
     expect(push.headers.topic).toBe(created.auth_request.replace(/-/g, ''));
     expect(push.headers.urgency).toBe('high');
