@@ -33,9 +33,6 @@ export const unusedMiddleware = [
   'recursionDetectionMiddleware',
 ] as const;
 
-/** The store client's settings, which every setup the bench compares starts from. */
-export const storeClientConfig = (): DynamoDBClientConfig => inRequestClientConfig();
-
 /** What the store's code sends its document commands through: lib-dynamodb's client, or the cached one. */
 export type StoreClient = Pick<CachedDocumentClient, 'send' | 'middlewareStack' | 'config'>;
 
@@ -53,7 +50,7 @@ export function createDocumentClient(
     readonly sdkDocumentClient?: boolean;
   } = {},
 ): StoreClient {
-  const client = traced(new DynamoDBClient({ ...storeClientConfig(), ...options.config }));
+  const client = traced(new DynamoDBClient({ ...inRequestClientConfig(), ...options.config }));
   for (const name of options.remove ?? unusedMiddleware) {
     if (!client.middlewareStack.remove(name)) throw new Error(`The store client has no ${name} to remove`);
   }

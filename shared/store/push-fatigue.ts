@@ -4,7 +4,7 @@ import {
   type DirectorySettings,
   type RateLimit,
 } from '#shared/domain/push-fatigue';
-import { batchGetAll, dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
+import { dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
 import {
   directorySettingsKey,
   entityPartition,
@@ -45,14 +45,6 @@ export function requestGuardsOf(
   const settings = found(settingsKey);
   const lock = found(lockKey);
   return { settings: settingsFromItem(settings), lock: lock && lockFromItem(lock) };
-}
-
-export async function getRequestGuards(directoryId: string, identifier: string): Promise<RequestGuards> {
-  return requestGuardsOf(
-    await batchGetAll(requestGuardKeys(directoryId, identifier)),
-    directoryId,
-    identifier,
-  );
 }
 
 export async function getDirectorySettings(directoryId: string): Promise<DirectorySettings> {

@@ -1,4 +1,4 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { serviceUnavailable } from '#shared/errors';
 import { dynamo } from '#shared/store/dynamo';
@@ -22,7 +22,7 @@ export async function writeTogether(writes: readonly TableWrite[]): Promise<read
       await dynamo.send(new TransactWriteCommand({ TransactItems: [...writes] }));
       return [];
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException || isCancellation(error))) throw error;
+      if (!isCancellation(error)) throw error;
       const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
       const failed = codes.flatMap((code, index) => (code === 'ConditionalCheckFailed' ? [index] : []));
       if (failed.length > 0) return failed;
@@ -38,6 +38,7 @@ export async function writeTogether(writes: readonly TableWrite[]): Promise<read
   }
 }
 
+/** By name, as the SDK's own class and a copy of it in another bundle both carry it. */
 function isCancellation(error: unknown): error is TransactionCanceledException {
   return (error as Error | undefined)?.name === 'TransactionCanceledException';
 }

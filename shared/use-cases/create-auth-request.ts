@@ -21,7 +21,6 @@ import { formatEntity, sameEntity } from '#shared/protocol/entity';
 import { publicKeyPem } from '#shared/protocol/pem';
 import { getAuthRequest, newAuthRequestWrite } from '#shared/store/auth-requests';
 import { listEntityKeys } from '#shared/store/entity-keys';
-import { getRequestGuards } from '#shared/store/push-fatigue';
 import { servicePolicyOf } from '#shared/store/services';
 import { claimPendingSlotWrite, getUser } from '#shared/store/users';
 import { writeTogether } from '#shared/store/write-together';
@@ -129,7 +128,9 @@ export async function createAuthRequest(
   };
 
   const key = { directoryId: user.directoryId, identifier: user.identifier };
-  const { settings, lock } = guards ?? (await getRequestGuards(key.directoryId, key.identifier));
+  // Read with the user, in the same batch (requireServiceUser's last argument).
+  if (!guards) throw new Error('The create read its user without the request guards');
+  const { settings, lock } = guards;
   refuseLockedUser(lock, nowSeconds);
   const slot: PendingSlot = {
     authId: auth.id,

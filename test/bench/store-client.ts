@@ -25,7 +25,7 @@ import {
   lowLevelCommand,
 } from '#shared/store/cached-document-client';
 import { round } from '#test/bench/stats';
-import { collectResponseBody } from '#shared/aws/in-request-client-config';
+import { collectResponseBody, inRequestClientConfig } from '#shared/aws/in-request-client-config';
 
 /** The store client's CPU per round trip the project aims for, in ms. */
 export const storeClientTargetMs = 0.5;
@@ -228,9 +228,9 @@ function storeError(status: number, answer: Record<string, unknown>): Error {
 }
 
 const setups = (store: typeof import('#shared/store/dynamo')): Setup[] => {
-  const { createDocumentClient, storeClientConfig } = store;
+  const { createDocumentClient } = store;
   // The store module's settings with the SDK's own body collector, as the store client had them.
-  const todayConfig = (): DynamoDBClientConfig => ({ ...storeClientConfig(), streamCollector });
+  const todayConfig = (): DynamoDBClientConfig => ({ ...inRequestClientConfig(), streamCollector });
   // lib-dynamodb's client with the SDK's full middleware stack, as the store client had it, with other settings or
   // fewer middleware.
   const doc =
