@@ -18,6 +18,7 @@ import { checkTableAccess } from '#shared/store/table-grant-check';
 import { tableCommandNamed } from '#shared/store/table-commands';
 import { firstUseEstablished } from '#shared/first-use';
 import { inRequestClientConfig } from '#shared/aws/in-request-client-config';
+import { removeMiddleware } from '#shared/aws/lean-middleware';
 
 export const tableName = requireEnv('TABLE_NAME');
 
@@ -51,9 +52,7 @@ export function createDocumentClient(
   } = {},
 ): StoreClient {
   const client = traced(new DynamoDBClient({ ...inRequestClientConfig(), ...options.config }));
-  for (const name of options.remove ?? unusedMiddleware) {
-    if (!client.middlewareStack.remove(name)) throw new Error(`The store client has no ${name} to remove`);
-  }
+  removeMiddleware(client, options.remove ?? unusedMiddleware, 'store');
 
   // After the SDK's own retries, a failure that is the store's and not the request's becomes one 503 for the caller.
   client.middlewareStack.add(

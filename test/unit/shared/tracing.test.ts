@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { lambdaContext } from '#infra/local/lambda-context';
 import { toHttpEvent, unsignedRequest } from '#test/support/events';
@@ -37,6 +40,7 @@ beforeAll(async () => {
   vi.stubEnv('AWS_EXECUTION_ENV', 'AWS_Lambda_nodejs24.x');
   vi.stubEnv('_HANDLER', 'index.handler');
   vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'on-demand');
+  vi.stubEnv('TABLE_NAME', 'table');
   ({ publicHandler, json } = await import('#shared/http/public-handler'));
   ({ traced } = await import('#shared/tracing'));
   ({ logger } = await import('#shared/log'));
@@ -53,18 +57,36 @@ const context = lambdaContext('public-get-thing', 10_000, 'lambda-request-id');
 const thing = unsignedRequest('/public/v3/thing', { headers: { host: 'api.example.com' } });
 const event = toHttpEvent(thing, 'api-request-id');
 
+/** Client settings whose requests never leave the process: each gets `answer`'s body for the request's body. */
+const inProcess = (answer: (body: string) => object = () => ({})) => ({
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+  requestHandler: {
+    handle: async (request: { body?: string | Uint8Array }) => {
+      const body = typeof request.body === 'string' ? request.body : new TextDecoder().decode(request.body);
+      return {
+        response: {
+          statusCode: 200,
+          headers: {},
+          body: Readable.from([Buffer.from(JSON.stringify(answer(body)))]),
+        },
+      };
+    },
+  },
+});
+
 /** A DynamoDB client whose requests never leave the process: every call finds no item. */
 function tableClient() {
-  return new DynamoDBClient({
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
-    requestHandler: {
-      handle: async () => ({
-        response: { statusCode: 200, headers: {}, body: Readable.from([Buffer.from('{}')]) },
-      }),
-    },
-  });
+  return new DynamoDBClient(inProcess());
 }
+
+/** SQS answers a send with the MD5 of the body it took, which the SDK checks. */
+const sentMessage = (body: string) => ({
+  MessageId: crypto.randomUUID(),
+  MD5OfMessageBody: createHash('md5')
+    .update((JSON.parse(body) as { MessageBody: string }).MessageBody)
+    .digest('hex'),
+});
 
 /** A handler on the service's pipeline that reads one item with `client`. */
 const readingWith = (client: DynamoDBClient) =>
@@ -136,5 +158,27 @@ describe('the X-Ray tracer', () => {
     const next = await traceOf(second);
     expect(next.handlerSegment.annotations).toEqual({ ColdStart: false, Service: 'mfa-authorization' });
     expect(next.calls).toEqual([expect.objectContaining({ name: 'DynamoDB', trace_id: second })]);
+  });
+
+  it("traces the store's and the queue's own clients, whose middleware the service trims, and their calls succeed", async () => {
+    vi.stubEnv('TRACER_MODULE', '#shared/tracing-library');
+    const { createDocumentClient } = await import('#shared/store/dynamo');
+    const { createQueueClient } = await import('#shared/events/queue-client');
+    const store = createDocumentClient({ config: inProcess() });
+    const queue = createQueueClient(inProcess(sentMessage));
+    const handler = publicHandler(async () => {
+      await store.send(new GetCommand({ TableName: 'table', Key: { pk: 'thing', sk: 'thing' } }));
+      await queue.send(
+        new SendMessageCommand({ QueueUrl: 'https://sqs.us-east-1.amazonaws.com/1/q', MessageBody: 'hi' }),
+      );
+      return json(200, {});
+    });
+    const root = '1-5759e988-bd862e3fe1be46a994272793';
+    expect((await invoke(handler, root)).statusCode).toBe(200);
+    const { calls } = await traceOf(root);
+    expect(calls).toEqual([
+      expect.objectContaining({ name: 'DynamoDB', aws: expect.objectContaining({ operation: 'GetItem' }) }),
+      expect.objectContaining({ name: 'SQS', aws: expect.objectContaining({ operation: 'SendMessage' }) }),
+    ]);
   });
 });
