@@ -1,8 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * `npm run test:assembly` (TEST_RUNTIME=assembly) runs the end-to-end files against the synthesized cloud assembly, and
+ * the files of test/assembly, which only run so; the other runs leave test/assembly out.
+ */
+const assembly = process.env.TEST_RUNTIME === 'assembly';
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: assembly ? [] : ['test/assembly/**'],
+    globalSetup: assembly ? ['test/support/assembly-setup.ts'] : [],
     // Each file runs in its own process: integration files each start a local runtime, and the store reads its
     // configuration from the environment when it loads.
     pool: 'forks',

@@ -3,17 +3,58 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { lambdaContext } from '#infra/local/lambda-context';
-import { fallbackRoute, type HttpRoute, httpRoutes, routeId, webAppRoute } from '#infra/routes';
+import { type Access, fallbackRoute, type HttpRoute, httpRoutes, routeId, webAppRoute } from '#infra/routes';
 import { type HttpEvent, maxRequestBodyBytes } from '#shared/http/event';
 import { withTableGrant } from '#shared/store/table-grant-check';
 
 export type HttpFunction = (event: HttpEvent, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-export interface LoadedRoute {
-  readonly route: HttpRoute;
+/** A route as API Gateway matches it: its method and path template, compiled. */
+export interface RoutePattern {
+  readonly route: { readonly method: string; readonly path: string };
   readonly pattern: RegExp;
   readonly parameterNames: readonly string[];
+}
+
+export interface LoadedRoute extends RoutePattern {
+  readonly route: HttpRoute;
   readonly handler: HttpFunction;
+}
+
+/** Where the gateway hands a request: a function, however it runs. A thrown error is the gateway's own 500. */
+export interface GatewayTarget {
+  readonly functionName: string;
+  invoke(event: HttpEvent, requestId: string): Promise<APIGatewayProxyStructuredResultV2>;
+}
+
+export interface GatewayRoute extends RoutePattern {
+  readonly target: GatewayTarget;
+}
+
+/** Every route of the API, and the function of `$default`. */
+export interface Routing {
+  readonly routes: readonly GatewayRoute[];
+  readonly fallback: GatewayTarget;
+}
+
+/**
+ * What reaches API Gateway when something stands in front of it (CloudFront): sets the headers it forwards and says
+ * which address API Gateway sees; undefined when the client reaches API Gateway directly.
+ */
+export type Forwarding = (
+  request: IncomingMessage,
+  headers: Record<string, string>,
+) => { sourceIp: string } | undefined;
+
+export interface GatewayOptions {
+  readonly port: number;
+  readonly host: string;
+  /** Read for each request: undefined while the API is still being deployed, and API Gateway answers 503. */
+  readonly routing: () => Routing | undefined;
+  /** Absent: clients reach API Gateway directly. */
+  readonly forwarding?: Forwarding;
+  /** The API's id and domain in the request context (default: `local`, and the Host header). */
+  readonly api?: { readonly id: string; readonly domainName: string };
 }
 
 const functionTimeoutMs = 10_000;
@@ -25,6 +66,22 @@ async function loadHandler(module: string): Promise<HttpFunction> {
   const loaded = (await import(/* @vite-ignore */ specifier)) as { handler?: HttpFunction };
   if (typeof loaded.handler !== 'function') throw new Error(`functions/${module}.ts exports no handler`);
   return loaded.handler;
+}
+
+/** A route's pattern as API Gateway matches it; `trailingSlash` also takes `/x/` for `/x`, as a page's path does. */
+export function compileRoute<Route extends { readonly method: string; readonly path: string }>(
+  route: Route,
+  trailingSlash = false,
+): { route: Route; pattern: RegExp; parameterNames: string[] } {
+  const parameterNames: string[] = [];
+  const source = route.path
+    .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+    // `{name+}` is greedy, as in API Gateway: the rest of the path, slashes included.
+    .replace(/\{(\w+)(\\\+)?\}/g, (_, name: string, greedy?: string) => {
+      parameterNames.push(name);
+      return greedy ? '(.+)' : '([^/]+)';
+    });
+  return { route, pattern: new RegExp(`^${source}${trailingSlash ? '/?' : ''}$`), parameterNames };
 }
 
 /** Imports every handler of the route table once, as each Lambda would at cold start. */
@@ -42,23 +99,11 @@ export async function loadRoutes(): Promise<{ routes: LoadedRoute[]; fallback: H
   }));
   const webAppPaths = new Set(webAppRoute.paths);
   const routes = await Promise.all(
-    [...httpRoutes, ...webAppRows].map(async (route) => {
-      const parameterNames: string[] = [];
-      const source = route.path
-        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
-        // `{name+}` is greedy, as in API Gateway: the rest of the path, slashes included.
-        .replace(/\{(\w+)(\\\+)?\}/g, (_, name: string, greedy?: string) => {
-          parameterNames.push(name);
-          return greedy ? '(.+)' : '([^/]+)';
-        });
-      return {
-        route,
-        // API Gateway sends `/x/` to the route `/x`; the web app's page lives at such a path.
-        pattern: new RegExp(`^${source}${webAppPaths.has(route.path) ? '/?' : ''}$`),
-        parameterNames,
-        handler: await handlerOf(route.handler),
-      };
-    }),
+    [...httpRoutes, ...webAppRows].map(async (route) => ({
+      // API Gateway sends `/x/` to the route `/x`; the web app's page lives at such a path.
+      ...compileRoute(route, webAppPaths.has(route.path)),
+      handler: await handlerOf(route.handler),
+    })),
   );
   return { routes, fallback: await handlerOf(fallbackRoute.handler) };
 }
@@ -67,11 +112,11 @@ export async function loadRoutes(): Promise<{ routes: LoadedRoute[]; fallback: H
  * The route a request goes to, as API Gateway picks it, with its path parameters decoded. A parameter that is not
  * valid percent-encoding is handed over as it arrived, for the handler to refuse like any other unknown id.
  */
-export function matchRoute(
-  routes: readonly LoadedRoute[],
+export function matchRoute<Route extends RoutePattern>(
+  routes: readonly Route[],
   method: string,
   rawPath: string,
-): { loaded: LoadedRoute; parameters: Record<string, string> } | undefined {
+): { loaded: Route; parameters: Record<string, string> } | undefined {
   for (const loaded of routes) {
     if (loaded.route.method !== method) continue;
     const match = loaded.pattern.exec(rawPath);
@@ -93,14 +138,33 @@ function decodedParameter(raw: string): string {
   }
 }
 
-/** An HTTP server that does what API Gateway does in front of the route table's functions. */
+/** The local runtime's API: the route table's handlers, run in this process, each within its table grant. */
 export async function startHttpServer(options: {
   port: number;
   host: string;
 }): Promise<{ server: Server; url: string }> {
   const { routes, fallback } = await loadRoutes();
+  const inProcess = (functionName: string, handler: HttpFunction, grant: Access['table']): GatewayTarget => ({
+    functionName,
+    invoke: (event, requestId) =>
+      withTableGrant(functionName, grant, () =>
+        handler(event, lambdaContext(functionName, functionTimeoutMs, requestId)),
+      ),
+  });
+  const routing: Routing = {
+    routes: routes.map((loaded) => ({
+      ...loaded,
+      target: inProcess(routeId(loaded.route), loaded.handler, loaded.route.access.table),
+    })),
+    fallback: inProcess('Fallback', fallback, fallbackRoute.access.table),
+  };
+  return startGateway({ ...options, routing: () => routing });
+}
+
+/** An HTTP server that does what API Gateway (and, when `forwarding` says so, CloudFront) does in front of functions. */
+export async function startGateway(options: GatewayOptions): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
-    serve(request, response, routes, fallback).catch((error: unknown) => {
+    serve(request, response, options).catch((error: unknown) => {
       console.error('Local HTTP runtime failure', error);
       if (!response.headersSent) respond(response, 500, { message: 'Internal Server Error' });
       else response.destroy();
@@ -119,9 +183,10 @@ export async function startHttpServer(options: {
 async function serve(
   request: IncomingMessage,
   response: ServerResponse,
-  routes: readonly LoadedRoute[],
-  fallback: HttpFunction,
+  options: GatewayOptions,
 ): Promise<void> {
+  const routing = options.routing();
+  if (!routing) return respond(response, 503, { message: 'Service Unavailable' });
   const body = await readBody(request);
   if (body === undefined) {
     // The gateway's refusal, in the shape of every other error of this API.
@@ -136,10 +201,10 @@ async function serve(
   const rawQueryString = queryAt === -1 ? '' : url.slice(queryAt + 1);
   const method = (request.method ?? 'GET').toUpperCase();
 
-  const matched = matchRoute(routes, method, rawPath);
+  const matched = matchRoute(routing.routes, method, rawPath);
   const requestId = randomUUID();
   const routeKey = matched ? `${method} ${matched.loaded.route.path}` : '$default';
-  const event = toEvent(request, {
+  const event = toEvent(request, options, {
     method,
     rawPath,
     rawQueryString,
@@ -148,16 +213,12 @@ async function serve(
     routeKey,
     parameters: matched?.parameters,
   });
-  const functionName = matched ? routeId(matched.loaded.route) : 'Fallback';
-  const handler = matched?.loaded.handler ?? fallback;
+  const target = matched?.loaded.target ?? routing.fallback;
   let result: APIGatewayProxyStructuredResultV2;
   try {
-    const grant = (matched?.loaded.route.access ?? fallbackRoute.access).table;
-    result = await withTableGrant(functionName, grant, () =>
-      handler(event, lambdaContext(functionName, functionTimeoutMs, requestId)),
-    );
+    result = await target.invoke(event, requestId);
   } catch (error) {
-    console.error(`${functionName} failed`, error);
+    console.error(`${target.functionName} failed`, error);
     return respond(response, 500, { message: 'Internal Server Error' }, requestId);
   }
   const headers: Record<string, string> = { 'apigw-requestid': requestId };
@@ -174,6 +235,7 @@ async function serve(
 
 function toEvent(
   request: IncomingMessage,
+  options: GatewayOptions,
   parts: {
     method: string;
     rawPath: string;
@@ -193,12 +255,19 @@ function toEvent(
     queryStringParameters[name] =
       queryStringParameters[name] === undefined ? value : `${queryStringParameters[name]},${value}`;
   }
-  // API Gateway tells the function how the client reached it.
-  headers['x-forwarded-proto'] = 'http';
-  headers['x-forwarded-for'] = request.socket.remoteAddress ?? '127.0.0.1';
-  headers['x-forwarded-port'] = String(request.socket.localPort ?? '');
+  let sourceIp = request.socket.remoteAddress ?? '127.0.0.1';
+  const forwarded = options.forwarding?.(request, headers);
+  if (forwarded) {
+    ({ sourceIp } = forwarded);
+  } else {
+    // API Gateway tells the function how the client reached it.
+    headers['x-forwarded-proto'] = 'http';
+    headers['x-forwarded-for'] = sourceIp;
+    headers['x-forwarded-port'] = String(request.socket.localPort ?? '');
+  }
   const isText = textContentType.test(headers['content-type'] ?? '');
   const now = new Date();
+  const domainName = options.api?.domainName ?? headers.host ?? 'localhost';
   return {
     version: '2.0',
     routeKey: parts.routeKey,
@@ -209,14 +278,14 @@ function toEvent(
     ...(parts.parameters ? { pathParameters: parts.parameters } : {}),
     requestContext: {
       accountId: '000000000000',
-      apiId: 'local',
-      domainName: headers.host ?? 'localhost',
-      domainPrefix: (headers.host ?? 'localhost').split('.')[0] ?? 'localhost',
+      apiId: options.api?.id ?? 'local',
+      domainName,
+      domainPrefix: domainName.split('.')[0] ?? 'localhost',
       http: {
         method: parts.method,
         path: parts.rawPath,
         protocol: `HTTP/${request.httpVersion}`,
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        sourceIp,
         userAgent: headers['user-agent'] ?? '',
       },
       requestId: parts.requestId,

@@ -1,5 +1,6 @@
 import {
   CreateTableCommand,
+  type CreateTableCommandInput,
   DescribeTableCommand,
   DynamoDBClient,
   ResourceNotFoundException,
@@ -26,61 +27,74 @@ export async function ensureTable(
   tableName: string,
   withAnnouncementIndex = true,
 ): Promise<boolean> {
+  const indexes = await ensureTableDefinition(endpoint, {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [
+      { AttributeName: partitionKeyName, AttributeType: 'S' },
+      { AttributeName: sortKeyName, AttributeType: 'S' },
+      ...(withAnnouncementIndex
+        ? [
+            { AttributeName: announcementShardAttribute, AttributeType: 'S' as const },
+            { AttributeName: announcementDueAttribute, AttributeType: 'N' as const },
+          ]
+        : []),
+    ],
+    KeySchema: [
+      { AttributeName: partitionKeyName, KeyType: 'HASH' },
+      { AttributeName: sortKeyName, KeyType: 'RANGE' },
+    ],
+    ...(withAnnouncementIndex
+      ? {
+          GlobalSecondaryIndexes: [
+            {
+              IndexName: announcementIndexName,
+              KeySchema: [
+                { AttributeName: announcementShardAttribute, KeyType: 'HASH' },
+                { AttributeName: announcementDueAttribute, KeyType: 'RANGE' },
+              ],
+              Projection: { ProjectionType: 'KEYS_ONLY' },
+            },
+          ],
+        }
+      : {}),
+  });
+  return indexes.includes(announcementIndexName);
+}
+
+/**
+ * Creates a table from its definition unless one of its name exists, and waits until it takes items. Returns the
+ * names of the table's indexes: a table made earlier keeps the ones it was made with.
+ */
+export async function ensureTableDefinition(
+  endpoint: string,
+  definition: CreateTableCommandInput,
+): Promise<string[]> {
   const client = new DynamoDBClient(engineClientConfig(endpoint));
   try {
-    const { status, indexed } = await client.send(new DescribeTableCommand({ TableName: tableName })).then(
-      ({ Table }) => ({
-        status: Table?.TableStatus,
-        indexed: Boolean(
-          Table?.GlobalSecondaryIndexes?.some((index) => index.IndexName === announcementIndexName),
-        ),
-      }),
-      async (error: unknown) => {
-        if (!(error instanceof ResourceNotFoundException)) throw error;
-        await client.send(
-          new CreateTableCommand({
-            TableName: tableName,
-            BillingMode: 'PAY_PER_REQUEST',
-            AttributeDefinitions: [
-              { AttributeName: partitionKeyName, AttributeType: 'S' },
-              { AttributeName: sortKeyName, AttributeType: 'S' },
-              ...(withAnnouncementIndex
-                ? [
-                    { AttributeName: announcementShardAttribute, AttributeType: 'S' as const },
-                    { AttributeName: announcementDueAttribute, AttributeType: 'N' as const },
-                  ]
-                : []),
-            ],
-            KeySchema: [
-              { AttributeName: partitionKeyName, KeyType: 'HASH' },
-              { AttributeName: sortKeyName, KeyType: 'RANGE' },
-            ],
-            ...(withAnnouncementIndex
-              ? {
-                  GlobalSecondaryIndexes: [
-                    {
-                      IndexName: announcementIndexName,
-                      KeySchema: [
-                        { AttributeName: announcementShardAttribute, KeyType: 'HASH' },
-                        { AttributeName: announcementDueAttribute, KeyType: 'RANGE' },
-                      ],
-                      Projection: { ProjectionType: 'KEYS_ONLY' },
-                    },
-                  ],
-                }
-              : {}),
-          }),
-        );
-        return { status: undefined, indexed: withAnnouncementIndex };
-      },
-    );
+    const { status, indexes } = await client
+      .send(new DescribeTableCommand({ TableName: definition.TableName }))
+      .then(
+        ({ Table }) => ({
+          status: Table?.TableStatus,
+          indexes: (Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName ?? ''),
+        }),
+        async (error: unknown) => {
+          if (!(error instanceof ResourceNotFoundException)) throw error;
+          await client.send(new CreateTableCommand(definition));
+          return {
+            status: undefined,
+            indexes: (definition.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName ?? ''),
+          };
+        },
+      );
     // The engine answers CreateTable while the table is still CREATING, and refuses items until it is ACTIVE.
     if (status !== 'ACTIVE')
       await waitUntilTableExists(
         { client, maxWaitTime: 10, minDelay: 0.01, maxDelay: 0.1 },
-        { TableName: tableName },
+        { TableName: definition.TableName },
       );
-    return indexed;
+    return indexes;
   } finally {
     client.destroy();
   }
@@ -114,31 +128,36 @@ async function ensureQueuePair(
   name: string,
   settings: { visibilityTimeoutSeconds: number; maxReceiveCount: number; deadLetterRetentionDays: number },
 ): Promise<WebhookQueues> {
+  const deadLetters = await ensureQueue(endpoint, `${name}-dlq`, {
+    MessageRetentionPeriod: String(settings.deadLetterRetentionDays * 24 * 3600),
+  });
+  const queue = await ensureQueue(endpoint, name, {
+    VisibilityTimeout: String(settings.visibilityTimeoutSeconds),
+    RedrivePolicy: JSON.stringify({
+      deadLetterTargetArn: deadLetters.arn,
+      maxReceiveCount: settings.maxReceiveCount,
+    }),
+  });
+  return { queueUrl: queue.url, deadLetterQueueUrl: deadLetters.url };
+}
+
+/** A queue of the local engine with these attributes (made, or found as it was made): its URL and ARN. */
+export async function ensureQueue(
+  endpoint: string,
+  name: string,
+  attributes: Record<string, string>,
+): Promise<{ url: string; arn: string }> {
   const client = new SQSClient(engineClientConfig(endpoint));
   try {
-    const { QueueUrl: deadLetterQueueUrl } = await client.send(
-      new CreateQueueCommand({
-        QueueName: `${name}-dlq`,
-        Attributes: { MessageRetentionPeriod: String(settings.deadLetterRetentionDays * 24 * 3600) },
-      }),
+    const { QueueUrl: url } = await client.send(
+      new CreateQueueCommand({ QueueName: name, Attributes: attributes }),
     );
+    if (!url) throw new Error('The local queue engine returned no queue URL');
     const { Attributes } = await client.send(
-      new GetQueueAttributesCommand({ QueueUrl: deadLetterQueueUrl, AttributeNames: ['QueueArn'] }),
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
     );
-    const { QueueUrl: queueUrl } = await client.send(
-      new CreateQueueCommand({
-        QueueName: name,
-        Attributes: {
-          VisibilityTimeout: String(settings.visibilityTimeoutSeconds),
-          RedrivePolicy: JSON.stringify({
-            deadLetterTargetArn: Attributes?.QueueArn,
-            maxReceiveCount: settings.maxReceiveCount,
-          }),
-        },
-      }),
-    );
-    if (!queueUrl || !deadLetterQueueUrl) throw new Error('The local queue engine returned no queue URL');
-    return { queueUrl, deadLetterQueueUrl };
+    if (!Attributes?.QueueArn) throw new Error(`The local queue engine gave ${name} no ARN`);
+    return { url, arn: Attributes.QueueArn };
   } finally {
     client.destroy();
   }

@@ -21,6 +21,10 @@ export interface QueuePollerOptions {
   readonly functionTimeoutMs?: number;
   /** Pause after an empty receive, milliseconds. */
   readonly idleMs?: number;
+  /** Batches handed to the function at once (the mapping's maximum concurrency; default 1). */
+  readonly maxConcurrency?: number;
+  /** How long a batch that is not full waits for more messages (the mapping's batching window; default none). */
+  readonly batchingWindowMs?: number;
 }
 
 export interface QueuePoller {
@@ -37,34 +41,63 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
   const abort = new AbortController();
   let stopped = false;
 
+  const inFlight = new Set<Promise<void>>();
   const loop = (async () => {
     while (!stopped) {
+      if (inFlight.size >= (options.maxConcurrency ?? 1)) {
+        await Promise.race(inFlight);
+        continue;
+      }
       let messages: Message[];
       try {
-        ({ Messages: messages = [] } = await client.send(
-          new ReceiveMessageCommand({
-            QueueUrl: options.queueUrl,
-            MaxNumberOfMessages: options.batchSize,
-            // The local engine holds a long poll open until the batch is full, handing back messages whose
-            // visibility ran out meanwhile a second time; real SQS answers as soon as it has any. Short polls
-            // behave like the real thing.
-            WaitTimeSeconds: 0,
-            // The local engine reports receive counts only through the older attribute list.
-            AttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
-          { abortSignal: abort.signal },
-        ));
+        messages = await receiveBatch();
       } catch (error) {
         if (stopped) break;
         console.error(`${options.functionName}: receive failed`, error);
         await pause(1_000);
         continue;
       }
-      if (messages.length > 0) await deliver(messages);
-      else await pause(options.idleMs ?? 100);
+      if (messages.length === 0) {
+        await pause(options.idleMs ?? 100);
+        continue;
+      }
+      const delivery = deliver(messages)
+        .catch((error: unknown) => console.error(`${options.functionName}: the delete failed`, error))
+        .finally(() => inFlight.delete(delivery));
+      inFlight.add(delivery);
     }
+    await Promise.all(inFlight);
   })();
+
+  /** Up to a batch, gathered for up to the batching window once the first message is in. */
+  async function receiveBatch(): Promise<Message[]> {
+    const batch = await receive(options.batchSize);
+    const windowEnds = Date.now() + (options.batchingWindowMs ?? 0);
+    while (batch.length > 0 && batch.length < options.batchSize && Date.now() < windowEnds && !stopped) {
+      const more = await receive(options.batchSize - batch.length);
+      if (more.length === 0) await pause(Math.min(options.idleMs ?? 100, windowEnds - Date.now()));
+      batch.push(...more);
+    }
+    return batch;
+  }
+
+  async function receive(count: number): Promise<Message[]> {
+    const { Messages: messages = [] } = await client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: options.queueUrl,
+        MaxNumberOfMessages: count,
+        // The local engine holds a long poll open until the batch is full, handing back messages whose
+        // visibility ran out meanwhile a second time; real SQS answers as soon as it has any. Short polls
+        // behave like the real thing.
+        WaitTimeSeconds: 0,
+        // The local engine reports receive counts only through the older attribute list.
+        AttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+      { abortSignal: abort.signal },
+    );
+    return messages;
+  }
 
   async function pause(ms: number): Promise<void> {
     await sleep(ms, undefined, { signal: abort.signal }).catch(() => undefined);

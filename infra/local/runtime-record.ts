@@ -13,6 +13,10 @@ export interface RuntimeRecord {
   /** The push queue and its DLQ; absent from records written before pushes existed. */
   readonly pushQueueUrl?: string;
   readonly pushDeadLetterQueueUrl?: string;
+  /** What runs: the TypeScript sources, or the synthesized cloud assembly (`npm start -- --assembly`). */
+  readonly source?: 'sources' | 'assembly';
+  /** The Node version the functions run on. */
+  readonly node?: string;
 }
 
 /** Where a data directory's runtime record lives. */

@@ -150,6 +150,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       deadLetterQueueUrl: queues.deadLetterQueueUrl,
       pushQueueUrl: pushQueues.queueUrl,
       pushDeadLetterQueueUrl: pushQueues.deadLetterQueueUrl,
+      source: 'sources',
+      node: process.version,
     });
     stops.push(() => removeRuntimeRecord(dataDir));
 

@@ -1,8 +1,12 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DataDirectoryInUseError, startLocalRuntime } from '#infra/local/runtime';
+import { DataDirectoryInUseError, type LocalRuntime, startLocalRuntime } from '#infra/local/runtime';
 import { type ApiKeySize, apiKeySizes } from '#shared/api-keys/key-ring';
 import { describeBuild, ensureWebAuthenticator } from '#web/authenticator/build';
+
+// The AWS SDK tells every process on Node 20 that its later versions need Node 22: noise here. Set before any client
+// loads.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ||= 'true';
 
 const help = `Usage: npm start [-- options]
 
@@ -18,6 +22,12 @@ Options:
   --host <address>      Address to listen on (default: 127.0.0.1)
   --data-dir <path>     Data directory (default: $DATA_DIR or .data)
   --api-key-bits <n>    Size of the API key made on first start: 2048, 3072 or 4096 (default: 2048)
+  --assembly            Run what \`cdk deploy\` ships instead of the sources: the synthesized cloud assembly
+                        (synthesized into .tmp/assembly when missing or older than its sources), each function's
+                        bundle with the environment its template gives it, traced, on Lambda's Node (installed with
+                        Lambda's runtime interface client into a cache folder on first use: a few minutes, once)
+  --cloud-assembly <dir>
+                        With --assembly: run this cloud assembly (a cdk.out) exactly as it is
   -h, --help            Show this help
 
 Ctrl-C stops the service cleanly.`;
@@ -28,6 +38,8 @@ const { values } = parseArgs({
     host: { type: 'string' },
     'data-dir': { type: 'string' },
     'api-key-bits': { type: 'string' },
+    assembly: { type: 'boolean' },
+    'cloud-assembly': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -42,6 +54,11 @@ const bits = Number(values['api-key-bits'] ?? 2048) as ApiKeySize;
 if (!Number.isInteger(port) || port < 0 || port > 65535)
   fail(`Invalid port ${values.port ?? process.env.PORT}`);
 if (!apiKeySizes.includes(bits)) fail(`--api-key-bits must be one of ${apiKeySizes.join(', ')}`);
+if (values['cloud-assembly'] && !values.assembly) fail('--cloud-assembly goes with --assembly');
+if (values.assembly && values['api-key-bits'])
+  fail(
+    '--api-key-bits is for the sources: the cloud assembly makes the key its template says (-c apiKeyBits)',
+  );
 
 function fail(message: string): never {
   console.error(`${message}\n\n${help}`);
@@ -55,12 +72,21 @@ const webBuild = await ensureWebAuthenticator().catch((error: unknown) => {
 });
 if (webBuild) console.log(describeBuild(webBuild));
 
-const runtime = await startLocalRuntime({
-  port,
-  host: values.host ?? '127.0.0.1',
-  dataDir: values['data-dir'] ?? process.env.DATA_DIR ?? '.data',
-  apiKeyBits: bits,
-}).catch((error: unknown) => {
+const dataDir = values['data-dir'] ?? process.env.DATA_DIR ?? '.data';
+const host = values.host ?? '127.0.0.1';
+const starting: Promise<LocalRuntime & { banner?: string }> = values.assembly
+  ? import('#infra/assembly/runtime').then(async ({ startAssemblyRuntime }) => {
+      const runtime = await startAssemblyRuntime({
+        port,
+        host,
+        dataDir,
+        ...(values['cloud-assembly'] ? { cloudAssembly: values['cloud-assembly'] } : {}),
+        log: (line) => console.log(line),
+      });
+      return { ...runtime, banner: assemblyBanner(runtime) };
+    })
+  : startLocalRuntime({ port, host, dataDir, apiKeyBits: bits });
+const runtime = await starting.catch((error: unknown) => {
   if (error instanceof DataDirectoryInUseError) {
     console.error(`${error.message}; stop it or pass --data-dir.`);
   } else if ((error as { code?: string }).code === 'EADDRINUSE') {
@@ -78,7 +104,7 @@ if (runtime.tightened.length > 0) {
   );
 }
 console.log(`
-MFA authorization service — local runtime
+MFA authorization service — local runtime${runtime.banner ?? ''}
   Base URL          ${runtime.baseUrl}
   Data directory    ${runtime.dataDir}
   Organization id   ${organization.organizationId}${organization.created ? '  (created now)' : ''}
@@ -91,6 +117,18 @@ First signed call, with the project's client:
 
 Ctrl-C stops the service.
 `);
+
+/** What the assembly runner runs, where its traces and logs go, and what it leaves out. */
+function assemblyBanner(runtime: import('#infra/assembly/runtime').AssemblyRuntime): string {
+  return [
+    ' (the cloud assembly, as deployed)',
+    `  Cloud assembly    ${runtime.cloudAssembly}`,
+    `  Functions run on  Node ${runtime.lambdaNode.version}, ${runtime.lambdaNode.clientName}`,
+    `  X-Ray segments    ${runtime.xraySegments}`,
+    `  Function logs     ${runtime.logDirectory}`,
+    ...runtime.notes.map((note) => `  Note              ${note}`),
+  ].join('\n');
+}
 
 /**
  * The web authenticator as a browser on this machine should open it: at `localhost`, since passkeys need a domain

@@ -11,6 +11,7 @@ import {
   type ServiceProcess,
   startServiceProcess,
 } from '#test/support/service-process';
+import { testsRunAssembly } from '#test/support/runtime';
 
 let scratch: string;
 let dataDir: string;
@@ -62,7 +63,8 @@ const uuid = () => crypto.randomUUID();
 
 describe('the CLIs beside a runtime started on another port', () => {
   it('call finds the runtime from the record in the data directory alone', async () => {
-    expect(running.baseUrl).toBe(`http://127.0.0.1:${port}`);
+    // The cloud assembly's API is where its BaseUrl output says: CloudFront's address, here localhost.
+    expect(running.baseUrl).toBe(`http://${testsRunAssembly ? 'localhost' : '127.0.0.1'}:${port}`);
     expect(succeeded(await cli('call', ['GET', '/organization/v3/directories']))).toBe('200\n[]\n');
   });
 

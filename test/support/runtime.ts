@@ -16,13 +16,19 @@ export interface TestRuntime {
   stop(): Promise<void>;
 }
 
+/** Whether the tests run against the synthesized cloud assembly (`npm run test:assembly`) rather than the sources. */
+export const testsRunAssembly = process.env.TEST_RUNTIME === 'assembly';
+
 /**
- * Starts the local runtime exactly as `npm start` does, on a free port with a data directory of its own. The store
- * modules read the environment it sets, so a test imports them only after this resolves.
+ * Starts the local runtime exactly as `npm start` does (`npm start -- --assembly` under `npm run test:assembly`), on a
+ * free port with a data directory of its own. The store modules read the environment it sets, so a test imports them
+ * only after this resolves.
  */
 export async function startTestRuntime(options: { dataDir?: string } = {}): Promise<TestRuntime> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'mfa-test-')));
-  const runtime = await startLocalRuntime({ dataDir, port: 0, logLevel: 'SILENT' });
+  const runtime = testsRunAssembly
+    ? await (await import('#infra/assembly/runtime')).startAssemblyRuntime({ dataDir, port: 0 })
+    : await startLocalRuntime({ dataDir, port: 0, logLevel: 'SILENT' });
   const organizationKeyPem = await readFile(runtime.organization.privateKeyPath, 'utf8');
   const issuer = `org:${runtime.organization.organizationId}`;
   return {

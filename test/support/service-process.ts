@@ -18,12 +18,16 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Runs `npm start`'s entry point as its own process, as a user would, and waits for its banner. */
+/**
+ * Runs `npm start`'s entry point as its own process, as a user would (with `--assembly` under `npm run test:assembly`),
+ * and waits for its banner.
+ */
 export function startServiceProcess(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', ...args], {
+  const runtimeArgs = process.env.TEST_RUNTIME === 'assembly' ? ['--assembly', ...args] : args;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', ...runtimeArgs], {
     cwd: projectRoot,
     env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', NODE_NO_WARNINGS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
