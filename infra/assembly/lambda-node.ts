@@ -128,6 +128,19 @@ async function installedRuntimeClient(
   return entry;
 }
 
+/** This machine's Node with the project's own runtime client: what runs where Lambda's runtime cannot be had. */
+export async function machineLambdaNode(notes: readonly string[] = []): Promise<LambdaNode> {
+  const cache = lambdaRuntimeCache();
+  await mkdir(cache, { recursive: true });
+  return {
+    node: process.execPath,
+    version: process.version,
+    client: await builtInClient(cache),
+    clientName: 'built-in',
+    notes,
+  };
+}
+
 /** The project's runtime client, bundled into the cache so that any Node runs it. */
 async function builtInClient(cache: string): Promise<string> {
   const source = fileURLToPath(new URL('./runtime-client.ts', import.meta.url));

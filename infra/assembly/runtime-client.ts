@@ -30,9 +30,10 @@ async function loadHandler(): Promise<Handler> {
   throw new Error(`Cannot find module '${module}'`);
 }
 
-function errorBody(error: unknown): string {
+/** The error as the Runtime API takes it, written to the function's log first, as Lambda's runtime client does. */
+function errorBody(error: unknown, phase: 'Init' | 'Invoke'): string {
   const cause = error instanceof Error ? error : new Error(String(error));
-  return JSON.stringify({
+  const body = JSON.stringify({
     errorType: cause.name,
     errorMessage: cause.message,
     stackTrace: (cause.stack ?? '')
@@ -40,6 +41,8 @@ function errorBody(error: unknown): string {
       .slice(1)
       .map((line) => line.trim()),
   });
+  console.error(`${phase} Error ${body}`);
+  return body;
 }
 
 async function post(path: string, body: string, headers: Record<string, string> = {}): Promise<void> {
@@ -54,7 +57,7 @@ let handler: Handler;
 try {
   handler = await loadHandler();
 } catch (error) {
-  await post('/init/error', errorBody(error), {
+  await post('/init/error', errorBody(error, 'Init'), {
     'lambda-runtime-function-error-type': 'Runtime.ImportModuleError',
   });
   process.exit(1);
@@ -84,6 +87,6 @@ for (;;) {
     const result = await handler(event, context);
     await post(`${path}/response`, JSON.stringify(result ?? null));
   } catch (error) {
-    await post(`${path}/error`, errorBody(error), { 'lambda-runtime-function-error-type': 'Unhandled' });
+    await post(`${path}/error`, errorBody(error, 'Invoke'), { 'lambda-runtime-function-error-type': 'Unhandled' });
   }
 }

@@ -25,6 +25,8 @@ export interface AssemblyRuntimeOptions extends Omit<LocalRuntimeOptions, 'apiKe
   readonly cloudAssembly?: string;
   /** Progress lines while preparing (synthesis, the runtime's first install). */
   readonly log?: (line: string) => void;
+  /** The Node and runtime client the functions run on (default: Lambda's, prepared on first use). */
+  readonly lambdaNode?: LambdaNode;
 }
 
 export interface AssemblyRuntime extends LocalRuntime {
@@ -58,7 +60,7 @@ export async function startAssemblyRuntime(options: AssemblyRuntimeOptions): Pro
   }
   const [cloudAssembly, lambdaNode] = await Promise.all([
     options.cloudAssembly ? resolve(options.cloudAssembly) : ensureLocalAssembly(log),
-    prepareLambdaNode(log),
+    options.lambdaNode ?? prepareLambdaNode(log),
   ]);
   const stacks = await readCloudAssembly(cloudAssembly);
   const stack = stacks.find((each) =>
