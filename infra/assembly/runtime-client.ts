@@ -87,6 +87,8 @@ for (;;) {
     const result = await handler(event, context);
     await post(`${path}/response`, JSON.stringify(result ?? null));
   } catch (error) {
-    await post(`${path}/error`, errorBody(error, 'Invoke'), { 'lambda-runtime-function-error-type': 'Unhandled' });
+    await post(`${path}/error`, errorBody(error, 'Invoke'), {
+      'lambda-runtime-function-error-type': 'Unhandled',
+    });
   }
 }
