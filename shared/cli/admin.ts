@@ -6,6 +6,7 @@ import type { ApiKeySize } from '#shared/api-keys/key-ring';
 import type { ApiKeyRingStorage, KeyPartStorage } from '#shared/api-keys/key-ring-storage';
 import type { WebhookQueueUrls } from '#shared/events/dead-letters';
 import { runningRuntime, runtimeRecordPath } from '#infra/local/runtime-record';
+import { awsUnreachable } from '#shared/cli/aws-unreachable';
 import {
   CliFailure,
   commandUsage,
@@ -323,13 +324,9 @@ async function exists(path: string): Promise<boolean> {
  */
 function explainAdmin(error: unknown): unknown {
   if (error instanceof CliFailure || !(error instanceof Error)) return error;
+  const unreachable = awsUnreachable(error);
+  if (unreachable) return unreachable;
   const code = (error as { code?: unknown }).code;
-  const unreachable =
-    error.name === 'CredentialsProviderError' ||
-    error.name === 'TimeoutError' ||
-    (typeof code === 'string' &&
-      ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET'].includes(code));
-  if (unreachable) return new CliFailure(`AWS cannot be reached: ${error.message}`, exitCodes.unreachable);
   // A file the operator named (a public key, --out) that cannot be read or written.
   if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
     return usageFailure(error.message, usageOf(command));
