@@ -7,6 +7,9 @@ import { DescribeSecretCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { GetParameterCommand, ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
+import { CliFailure } from '#shared/cli/common';
+import { preflightCommand } from '#shared/cli/preflight-command';
+import type { PreflightValues } from '#shared/cli/preflight-options';
 import type { PreflightClients } from '#shared/preflight/preflight';
 
 /**
@@ -121,4 +124,31 @@ export function withoutBootstrap(aws: ReturnType<typeof preflightAccount>, inReg
   aws.iam
     .on(GetRoleCommand, { RoleName: bootstrapRoleName(inRegion) })
     .rejects(new NoSuchEntityException(notFound));
+}
+
+export const preflightUsage = 'Usage: npm run admin -- preflight --region <region> …';
+
+/**
+ * `npm run admin -- preflight …` in process against the account: what it prints on stdout and stderr, the exit code
+ * it ends with, and how often it let its clients go.
+ */
+export async function preflight(values: PreflightValues, aws = preflightAccount()) {
+  const printed: string[] = [];
+  let destroyed = 0;
+  let exitCode = 0;
+  let stderr = '';
+  try {
+    await preflightCommand(values, {
+      usage: preflightUsage,
+      clients: async () => ({ ...aws.clients, destroy: () => destroyed++ }),
+      print: (line) => printed.push(line),
+      assemblyDirectory: 'no-assembly-here',
+      timeoutMs: 1000,
+    });
+  } catch (error) {
+    if (!(error instanceof CliFailure)) throw error;
+    exitCode = error.exitCode;
+    stderr = error.usage ? `${error.message}\n\n${error.usage}` : error.message;
+  }
+  return { stdout: printed.join('\n'), exitCode, stderr, destroyed };
 }
