@@ -13,6 +13,10 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { type CfnSecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import {
+  defaultDeployerRoleArns,
+  defaultKeyAdministratorArns,
+} from '#shared/api-keys/key-custody-principals';
 import { keySecretPlaceholder } from '#shared/api-keys/key-ring-storage';
 
 /** The parts of the deployment's keys, each a secret of its own. */
@@ -32,10 +36,7 @@ export interface KeyCustodyProps {
 
 /** The default administrators: people signing in through IAM Identity Center, or as IAM users. */
 export function defaultKeyAdministrators(): string[] {
-  return [
-    `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/aws-reserved/sso.amazonaws.com/*`,
-    `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:user/*`,
-  ];
+  return defaultKeyAdministratorArns(Aws.PARTITION, Aws.ACCOUNT_ID);
 }
 
 /**
@@ -44,7 +45,7 @@ export function defaultKeyAdministrators(): string[] {
  * policies still refuse it their values.
  */
 export function keyDeployers(): string[] {
-  return [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/cdk-*-cfn-exec-role-*`];
+  return defaultDeployerRoleArns(Aws.PARTITION, Aws.ACCOUNT_ID);
 }
 
 /**

@@ -6,6 +6,7 @@ import type { ApiKeySize } from '#shared/api-keys/key-ring';
 import type { ApiKeyRingStorage, KeyPartStorage } from '#shared/api-keys/key-ring-storage';
 import type { WebhookQueueUrls } from '#shared/events/dead-letters';
 import { runningRuntime, runtimeRecordPath } from '#infra/local/runtime-record';
+import { awsUnreachable } from '#shared/cli/aws-unreachable';
 import {
   CliFailure,
   commandUsage,
@@ -18,6 +19,7 @@ import {
   runCommand,
   usageFailure,
 } from '#shared/cli/common';
+import { preflightOptions } from '#shared/cli/preflight-options';
 
 // The AWS SDK tells every process on Node 20 that its later versions need Node 22: noise for an operator, once per
 // command. Set before any of its clients loads.
@@ -25,6 +27,16 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ||= 'true';
 
 /** Each command's synopsis and what it does, for its usage line and the help. */
 const commands = {
+  preflight: {
+    synopsis:
+      'preflight --region <region> [--edge waf|none] [--qualifier <qualifier>] [--login-reserved-concurrency <n>] [--key-administrators <arns>] [--deployer-role <arn>] [--deployer-roles <arns>] [--domain-name <name> --certificate-arn <arn>] [--existing-table-name <name>] [--existing-audit-table-name <name>] [--existing-api-key-secret-arn <arn>] [--existing-hash-key-secret-arn <arn>] [--existing-vapid-keys-secret-arn <arn>] [--existing-key-arn <arn>]',
+    about: `Before the first deploy, check with your AWS credentials what it needs: the credentials, the CDK bootstrap
+      of the stack's region and, with the edge, of us-east-1, the role CloudFormation deploys through, the account's
+      Lambda concurrency, whether you will be a key administrator, and the certificate and existing resources named.
+      Give it the values you will deploy with: each option is the -c setting of the same name (--existing-table-name
+      for -c existingTableName), --qualifier is cdk's, and --deployer-role the role of cdk deploy --role-arn. Prints
+      one line per check (ok, fix, or cannot check) with what to do; exits 1 when anything needs a fix.`,
+  },
   'org create': {
     synopsis: 'org create --name <name> [--public-key <file>] [--key-bits <n>] [--out <file>]',
     about: `Create an organization and its first key. With --public-key the given PEM is registered; otherwise a key
@@ -139,7 +151,7 @@ ${Object.values(commands)
 Target:
   --data-dir <path>     Local data directory (default: $DATA_DIR or .data)
   --table <name>        A deployed stack's table (AWS; region from $AWS_REGION or --region)
-  --region <region>     AWS region for --table and --secret-id
+  --region <region>     AWS region for --table and --secret-id, and the stack's region for preflight
   --secret-id <id>      The deployed API key secret (stack output ApiKeySecretArn), for api-key add, rotate and
                         revoke with --table
   --hash-key-secret-id <id>
@@ -152,7 +164,8 @@ Target:
   --json                Print results as JSON
   -h, --help            Show this help
 
-${exitCodesHelp} With --table, 3 also means AWS could not be reached or no credentials were found.`;
+${exitCodesHelp} With --table or preflight, 3 also means AWS could not be reached or no credentials were found;
+preflight exits 1 when a check needs a fix.`;
 
 const { values, positionals } = parseCommandLine(
   () =>
@@ -193,6 +206,7 @@ const { values, positionals } = parseCommandLine(
         organization: { type: 'string' },
         outcome: { type: 'string' },
         'audit-table': { type: 'string' },
+        ...preflightOptions,
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -220,6 +234,7 @@ let pushQueues: () => Promise<{ client: SQSClient; urls: WebhookQueueUrls }>;
 await runCommand(
   async () => {
     try {
+      if (command === 'preflight') return await preflight();
       await pointAtTarget();
       print(await run(command));
     } catch (error) {
@@ -230,6 +245,19 @@ await runCommand(
   },
   () => undefined,
 );
+
+/** The preflight speaks to AWS alone, with the operator's credentials: no table, no local data. */
+async function preflight(): Promise<void> {
+  const [{ preflightCommand }, { awsPreflightClients }] = await Promise.all([
+    import('#shared/cli/preflight-command'),
+    import('#shared/preflight/aws-clients'),
+  ]);
+  await preflightCommand(values, {
+    usage: usageOf('preflight'),
+    clients: awsPreflightClients,
+    print: console.log,
+  });
+}
 
 /** The store reads its configuration when it loads: point it at the deployed table or the local data first. */
 async function pointAtTarget(): Promise<void> {
@@ -323,13 +351,9 @@ async function exists(path: string): Promise<boolean> {
  */
 function explainAdmin(error: unknown): unknown {
   if (error instanceof CliFailure || !(error instanceof Error)) return error;
+  const unreachable = awsUnreachable(error);
+  if (unreachable) return unreachable;
   const code = (error as { code?: unknown }).code;
-  const unreachable =
-    error.name === 'CredentialsProviderError' ||
-    error.name === 'TimeoutError' ||
-    (typeof code === 'string' &&
-      ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET'].includes(code));
-  if (unreachable) return new CliFailure(`AWS cannot be reached: ${error.message}`, exitCodes.unreachable);
   // A file the operator named (a public key, --out) that cannot be read or written.
   if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
     return usageFailure(error.message, usageOf(command));

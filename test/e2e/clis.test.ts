@@ -219,7 +219,7 @@ describe('the CLIs beside a runtime started on another port', () => {
     expect(
       badUsage(
         await cli('admin', ['org', 'fly']),
-        'admin -- <command> [options]; commands: org create, org list, org key add, service v1-credentials, directory settings, directory push, directory apns-key, locks list, locks clear, webhooks dead-letters, webhooks redrive, push dead-letters, push redrive, api-key list, api-key add, api-key rotate, api-key revoke, audit',
+        'admin -- <command> [options]; commands: preflight, org create, org list, org key add, service v1-credentials, directory settings, directory push, directory apns-key, locks list, locks clear, webhooks dead-letters, webhooks redrive, push dead-letters, push redrive, api-key list, api-key add, api-key rotate, api-key revoke, audit',
       ),
     ).toBe('Unknown command "org fly".');
   }, 60_000);
@@ -273,6 +273,27 @@ describe('the CLIs with no runtime to talk to', () => {
     expect(oneLine(await cli('authenticator', ['pending'], { PORT: String(closed) }), 3)).toMatch(
       `No API answers at http://127.0.0.1:${closed} (PORT=${closed})`,
     );
+  }, 60_000);
+
+  it('admin preflight says in one line that no AWS credentials were found, and its help lists it', async () => {
+    const noCredentials = {
+      AWS_ACCESS_KEY_ID: undefined,
+      AWS_SECRET_ACCESS_KEY: undefined,
+      AWS_SESSION_TOKEN: undefined,
+      AWS_PROFILE: undefined,
+      AWS_WEB_IDENTITY_TOKEN_FILE: undefined,
+      AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: undefined,
+      AWS_CONTAINER_CREDENTIALS_FULL_URI: undefined,
+      AWS_CONFIG_FILE: join(scratch, 'no-aws-config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(scratch, 'no-aws-credentials'),
+      AWS_EC2_METADATA_DISABLED: 'true',
+    };
+    expect(oneLine(await cli('admin', ['preflight', '--region', 'eu-west-1'], noCredentials), 3)).toBe(
+      'AWS cannot be reached: Could not load credentials from any providers',
+    );
+    const help = succeeded(await cli('admin', ['--help']));
+    expect(help).toContain('\n  preflight --region <region> [--edge waf|none] [--qualifier <qualifier>]');
+    expect(help).toContain('preflight exits 1 when a check needs a fix.');
   }, 60_000);
 
   it('refuse before the first start without creating its data directory', async () => {
