@@ -58,7 +58,8 @@ export async function assemblyApi(deployment: LocalDeployment): Promise<Assembly
       continue;
     }
     const [method, path] = routeKey.split(' ') as [string, string];
-    routes.push({ ...compileRoute({ method, path }), target });
+    // API Gateway sends `/x/` to the route `/x`.
+    routes.push({ ...compileRoute({ method, path }, true), target });
   }
   if (!fallback) throw new Error(`${deployment.stack.stackName}'s HTTP API has no $default route`);
   // API Gateway takes the most specific route: a literal segment before a parameter, a parameter before a greedy one.
