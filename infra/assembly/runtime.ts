@@ -1,5 +1,4 @@
 import { mkdir } from 'node:fs/promises';
-import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { type AssemblyApi, assemblyApi } from '#infra/assembly/api-routes';
 import { readCloudAssembly } from '#infra/assembly/cloud-assembly';
@@ -8,17 +7,19 @@ import { type LambdaNode, prepareLambdaNode } from '#infra/assembly/lambda-node'
 import { LocalDeployment } from '#infra/assembly/local-deployment';
 import { ensureLocalAssembly } from '#infra/assembly/synthesize';
 import { startXrayDaemon } from '#infra/assembly/xray-daemon';
-import { removeRuntimeRecord, runningRuntime, writeRuntimeRecord } from '#infra/local/attach';
+import { removeRuntimeRecord, writeRuntimeRecord } from '#infra/local/attach';
 import { engineEnvironment, startEngines } from '#infra/local/engines';
 import type { Routing } from '#infra/local/http-server';
 import {
-  DataDirectoryInUseError,
+  claimDataDirectory,
   type LocalRuntime,
   type LocalRuntimeOptions,
   localAuditTableName,
   localTableName,
+  runtimeRecordOf,
 } from '#infra/local/runtime';
 import { keyFilesBeside } from '#shared/api-keys/key-ring-storage';
+import { closeServer } from '#infra/local/close-server';
 
 export interface AssemblyRuntimeOptions extends Omit<LocalRuntimeOptions, 'apiKeyBits' | 'logLevel'> {
   /** A cloud assembly to run as it is (a `cdk.out`); by default the local one, synthesized when stale. */
@@ -50,14 +51,7 @@ export interface AssemblyRuntime extends LocalRuntime {
  */
 export async function startAssemblyRuntime(options: AssemblyRuntimeOptions): Promise<AssemblyRuntime> {
   const log = options.log ?? (() => undefined);
-  const dataDir = resolve(options.dataDir);
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const other = await runningRuntime(dataDir);
-  if (other) {
-    throw new DataDirectoryInUseError(
-      `Another local runtime (pid ${other.pid}, ${other.baseUrl}) is using ${dataDir}`,
-    );
-  }
+  const dataDir = await claimDataDirectory(options.dataDir);
   const [cloudAssembly, lambdaNode] = await Promise.all([
     options.cloudAssembly ? resolve(options.cloudAssembly) : ensureLocalAssembly(log),
     options.lambdaNode ?? prepareLambdaNode(log),
@@ -144,19 +138,10 @@ export async function startAssemblyRuntime(options: AssemblyRuntimeOptions): Pro
     };
     // Clients reach the API where the stack's BaseUrl output says, as after `cdk deploy`: the distribution's address.
     const baseUrl = outputs.BaseUrl ?? url;
-    await writeRuntimeRecord(dataDir, {
-      pid: process.pid,
-      dynamoEndpoint: engines.dynamoEndpoint,
-      sqsEndpoint: engines.sqsEndpoint,
-      baseUrl,
-      tableName: localTableName,
-      queueUrl: queues.queueUrl,
-      deadLetterQueueUrl: queues.deadLetterQueueUrl,
-      pushQueueUrl: pushQueues.queueUrl,
-      pushDeadLetterQueueUrl: pushQueues.deadLetterQueueUrl,
-      source: 'assembly',
-      node: lambdaNode.version,
-    });
+    await writeRuntimeRecord(
+      dataDir,
+      runtimeRecordOf({ baseUrl, engines, queues, pushQueues, source: 'assembly', node: lambdaNode.version }),
+    );
     stops.push(() => removeRuntimeRecord(dataDir));
 
     return {
@@ -206,9 +191,4 @@ function required(outputs: Record<string, string>, name: string): string {
   const value = outputs[name];
   if (!value) throw new Error(`The stack has no output ${name}`);
   return value;
-}
-
-function closeServer(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
 }

@@ -7,6 +7,7 @@ import { closeLevelIteratorsOnReturn } from '#infra/local/close-level-iterators'
 import { makeDataDirectoryPrivate } from '#infra/local/private-data-directory';
 import { dynaliteWithTransactions } from '#infra/local/transact-write-items';
 import { keyFileEnvironment, keyFilesBeside } from '#shared/api-keys/key-ring-storage';
+import { closeServer } from '#infra/local/close-server';
 
 /** The embedded stand-ins for DynamoDB and SQS, on loopback ports of their own. */
 export interface LocalEngines {
@@ -79,9 +80,4 @@ function listen(server: Server): Promise<void> {
 function endpointOf(server: Server): string {
   const { port } = server.address() as AddressInfo;
   return `http://127.0.0.1:${port}`;
-}
-
-function closeServer(server: Server): Promise<void> {
-  server.closeAllConnections?.();
-  return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
 }

@@ -1,7 +1,11 @@
 import { mkdir } from 'node:fs/promises';
-import type { Server } from 'node:http';
 import { resolve } from 'node:path';
-import { removeRuntimeRecord, runningRuntime, writeRuntimeRecord } from '#infra/local/attach';
+import {
+  removeRuntimeRecord,
+  type RuntimeRecord,
+  runningRuntime,
+  writeRuntimeRecord,
+} from '#infra/local/attach';
 import { engineEnvironment, type LocalEngines, startEngines } from '#infra/local/engines';
 import {
   ensureAuditTable,
@@ -24,6 +28,7 @@ import {
   undeclaredTableAccesses,
   withTableGrant,
 } from '#shared/store/table-grant-check';
+import { closeServer } from '#infra/local/close-server';
 
 export interface LocalRuntimeOptions {
   readonly dataDir: string;
@@ -64,14 +69,7 @@ export class DataDirectoryInUseError extends Error {
  * and the API key file differ.
  */
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
-  const dataDir = resolve(options.dataDir);
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const other = await runningRuntime(dataDir);
-  if (other) {
-    throw new DataDirectoryInUseError(
-      `Another local runtime (pid ${other.pid}, ${other.baseUrl}) is using ${dataDir}`,
-    );
-  }
+  const dataDir = await claimDataDirectory(options.dataDir);
   const engines = await startEngines(dataDir);
   // The last step, once everything else has stopped: a store call outside its route's grant fails the run, even one
   // a handler caught, as it would have failed in AWS.
@@ -140,19 +138,17 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       );
     }
 
-    await writeRuntimeRecord(dataDir, {
-      pid: process.pid,
-      dynamoEndpoint: engines.dynamoEndpoint,
-      sqsEndpoint: engines.sqsEndpoint,
-      baseUrl: url,
-      tableName: localTableName,
-      queueUrl: queues.queueUrl,
-      deadLetterQueueUrl: queues.deadLetterQueueUrl,
-      pushQueueUrl: pushQueues.queueUrl,
-      pushDeadLetterQueueUrl: pushQueues.deadLetterQueueUrl,
-      source: 'sources',
-      node: process.version,
-    });
+    await writeRuntimeRecord(
+      dataDir,
+      runtimeRecordOf({
+        baseUrl: url,
+        engines,
+        queues,
+        pushQueues,
+        source: 'sources',
+        node: process.version,
+      }),
+    );
     stops.push(() => removeRuntimeRecord(dataDir));
 
     return {
@@ -171,6 +167,43 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     await stop().catch(() => undefined);
     throw error;
   }
+}
+
+/** The data directory, made if missing (for this user only), refused while another runtime uses it. */
+export async function claimDataDirectory(path: string): Promise<string> {
+  const dataDir = resolve(path);
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const other = await runningRuntime(dataDir);
+  if (other) {
+    throw new DataDirectoryInUseError(
+      `Another local runtime (pid ${other.pid}, ${other.baseUrl}) is using ${dataDir}`,
+    );
+  }
+  return dataDir;
+}
+
+/** What the data directory's record says of a runtime serving from it, for the CLIs beside it. */
+export function runtimeRecordOf(parts: {
+  readonly baseUrl: string;
+  readonly engines: Pick<LocalEngines, 'dynamoEndpoint' | 'sqsEndpoint'>;
+  readonly queues: WebhookQueues;
+  readonly pushQueues: WebhookQueues;
+  readonly source: 'sources' | 'assembly';
+  readonly node: string;
+}): RuntimeRecord {
+  return {
+    pid: process.pid,
+    dynamoEndpoint: parts.engines.dynamoEndpoint,
+    sqsEndpoint: parts.engines.sqsEndpoint,
+    baseUrl: parts.baseUrl,
+    tableName: localTableName,
+    queueUrl: parts.queues.queueUrl,
+    deadLetterQueueUrl: parts.queues.deadLetterQueueUrl,
+    pushQueueUrl: parts.pushQueues.queueUrl,
+    pushDeadLetterQueueUrl: parts.pushQueues.deadLetterQueueUrl,
+    source: parts.source,
+    node: parts.node,
+  };
 }
 
 /** The worker's settings as in AWS, except that http and loopback receivers are allowed. */
@@ -229,9 +262,4 @@ async function startConsumers(
       });
     }),
   );
-}
-
-function closeServer(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
+import { closeServer } from '#infra/local/close-server';
 
 /** A secret the engine keeps: its value lives in a file of its own, private to this user. */
 export interface LocalSecret {
@@ -149,9 +150,4 @@ async function write(secret: LocalSecret, value: string): Promise<void> {
   await writeFile(temporary, value, { mode: 0o600 });
   await chmod(temporary, 0o600);
   await rename(temporary, secret.file);
-}
-
-function closeServer(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
 }
