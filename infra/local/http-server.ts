@@ -144,19 +144,24 @@ export async function startHttpServer(options: {
   host: string;
 }): Promise<{ server: Server; url: string }> {
   const { routes, fallback } = await loadRoutes();
-  const inProcess = (functionName: string, handler: HttpFunction, grant: Access['table']): GatewayTarget => ({
+  // The row's grant is read on each request: a test may declare another.
+  const inProcess = (
+    functionName: string,
+    handler: HttpFunction,
+    row: { access: Access },
+  ): GatewayTarget => ({
     functionName,
     invoke: (event, requestId) =>
-      withTableGrant(functionName, grant, () =>
+      withTableGrant(functionName, row.access.table, () =>
         handler(event, lambdaContext(functionName, functionTimeoutMs, requestId)),
       ),
   });
   const routing: Routing = {
     routes: routes.map((loaded) => ({
       ...loaded,
-      target: inProcess(routeId(loaded.route), loaded.handler, loaded.route.access.table),
+      target: inProcess(routeId(loaded.route), loaded.handler, loaded.route),
     })),
-    fallback: inProcess('Fallback', fallback, fallbackRoute.access.table),
+    fallback: inProcess('Fallback', fallback, fallbackRoute),
   };
   return startGateway({ ...options, routing: () => routing });
 }
