@@ -82,6 +82,7 @@ export class FunctionPool {
   private readonly containers = new Set<Container>();
   private readonly log: WriteStream;
   private stopped = false;
+  private lastStats?: InvocationStats;
 
   constructor(
     readonly definition: DeployedFunction,
@@ -94,6 +95,12 @@ export class FunctionPool {
   }
 
   async invoke(payload: unknown): Promise<InvokeResult> {
+    const result = await this.run(payload);
+    this.lastStats = result.stats;
+    return result;
+  }
+
+  private async run(payload: unknown): Promise<InvokeResult> {
     if (this.stopped) throw new Error(`${this.definition.name} has stopped`);
     const requestId = randomUUID();
     const traceId = newTraceId();
@@ -193,6 +200,23 @@ export class FunctionPool {
   /** How many execution environments are up, and how many invocations each served. */
   get environments(): number[] {
     return [...this.containers].map((container) => container.served);
+  }
+
+  /**
+   * The stats of the invocation that ended last: a caller that goes through the gateway, which hands back the payload
+   * only, reads its cold start here (the bench).
+   */
+  get lastInvocation(): InvocationStats | undefined {
+    return this.lastStats;
+  }
+
+  /**
+   * Ends every idle execution environment, as Lambda does when it recycles them: the next invocation starts cold. The
+   * bench measures cold starts on demand this way.
+   */
+  async endIdleEnvironments(): Promise<void> {
+    const idle = [...this.containers].filter((container) => !container.busy);
+    await Promise.all(idle.map((container) => this.end(container, 'recycled')));
   }
 
   async stop(): Promise<void> {

@@ -15,6 +15,10 @@ import { percentile, round } from '#test/bench/stats';
 import { toHttpEvent, unsignedRequest } from '#test/support/events';
 import { projectRoot } from '#test/support/service-process';
 
+/** The design's budgets for a function: import and first request, and its bundle without the source map. */
+export const coldStartTargetMs = 150;
+export const bundleTargetKb = 500;
+
 export interface ColdStartsFigures {
   readonly repetitions: number;
   readonly bundles: BundleFigures[];

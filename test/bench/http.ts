@@ -1,21 +1,17 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
 import { runningRuntime } from '#infra/local/attach';
-import { engineClientConfig } from '#infra/local/engines';
 import type { ApiKeySize } from '#shared/api-keys/key-ring';
-import { ApiClient, type PreparedRequest } from '#shared/client/api-client';
+import type { PreparedRequest } from '#shared/client/api-client';
 import {
   type ClassName,
   classNames,
   type EndpointClass,
   endpointClasses,
 } from '#test/bench/endpoint-classes';
-import { withLocalApiKey } from '#test/bench/route-table';
-import { seedDirectory } from '#test/bench/seeded-directory';
+import { seedRuntimeDirectory } from '#test/bench/seeded-directory';
 import { percentile, round } from '#test/bench/stats';
 import { startServiceProcess } from '#test/support/service-process';
 
@@ -58,29 +54,21 @@ export async function benchHttp(options: {
   ]);
   const runtime = await runningRuntime(dataDir);
   if (!runtime) throw new Error('the service process wrote no runtime record');
-  const { dynamoEndpoint, tableName } = runtime;
-  const storeClient = DynamoDBDocumentClient.from(new DynamoDBClient(engineClientConfig(dynamoEndpoint)), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  let seeded: Awaited<ReturnType<typeof seedRuntimeDirectory>> | undefined;
   try {
     const { baseUrl } = service;
-    const fetch = await withLocalApiKey(baseUrl, globalThis.fetch);
-    const organizationPem = await readFile(service.privateKeyPath, 'utf8');
-    const organization = new ApiClient({
-      baseUrl,
-      issuer: `org:${service.organizationId}`,
-      privateKeyPem: organizationPem,
-      tokenLifetimeSeconds: 60,
-      fetch,
-    });
     const name = `Bench HTTP ${Date.now()}`;
-    const directory = await seedDirectory({
-      organization,
-      organizationId: service.organizationId,
-      store: { client: storeClient, tableName },
-      clientOptions: { baseUrl, fetch },
+    seeded = await seedRuntimeDirectory(
+      {
+        baseUrl,
+        organizationId: service.organizationId,
+        privateKeyPath: service.privateKeyPath,
+        dynamoEndpoint: runtime.dynamoEndpoint,
+        tableName: runtime.tableName,
+      },
       name,
-    });
+    );
+    const { organization, organizationPem, directory, fetch } = seeded;
     // A user for every create that can be prepared: the warm-up's and one per request of each run.
     if (measured.includes('create auth')) {
       const runs = options.connections.reduce(
@@ -101,17 +89,8 @@ export async function benchHttp(options: {
       },
       name,
     });
-    const send = async (endpoint: EndpointClass, request: PreparedRequest) => {
-      const response = await fetch(`${baseUrl}${request.path}`, {
-        method: request.method,
-        headers: request.headers,
-        ...(request.body === undefined ? {} : { body: request.body }),
-      });
-      const body = await response.text();
-      if (response.status !== endpoint.status)
-        throw new Error(`${endpoint.name} answered ${response.status}: ${body}`);
-      await endpoint.observe(request, response.status, body);
-    };
+    const send = (endpoint: EndpointClass, request: PreparedRequest) =>
+      sendClassRequest(fetch, baseUrl, endpoint, request);
 
     // Warm up: each handler's key imports, caches and store connections, in the order the runs need.
     for (const each of measured) {
@@ -130,10 +109,28 @@ export async function benchHttp(options: {
     }
     return figures;
   } finally {
-    storeClient.destroy();
+    seeded?.close();
     await service.stop('SIGINT');
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Sends one request of an endpoint class, fails unless it gets the class's status, and lets the class observe the answer. */
+export async function sendClassRequest(
+  fetch: typeof globalThis.fetch,
+  baseUrl: string,
+  endpoint: EndpointClass,
+  request: PreparedRequest,
+): Promise<void> {
+  const response = await fetch(`${baseUrl}${request.path}`, {
+    method: request.method,
+    headers: request.headers,
+    ...(request.body === undefined ? {} : { body: request.body }),
+  });
+  const body = await response.text();
+  if (response.status !== endpoint.status)
+    throw new Error(`${endpoint.name} answered ${response.status}: ${body}`);
+  await endpoint.observe(request, response.status, body);
 }
 
 /** One autocannon run of `prepared`, each request sent once; their responses are then observed in order. */

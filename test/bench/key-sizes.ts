@@ -1,9 +1,7 @@
-import { fork } from 'node:child_process';
-import { join } from 'node:path';
 import { type ApiKeySize, apiKeySizes } from '#shared/api-keys/key-ring';
+import { inBenchProcess } from '#test/bench/bench-process';
 import { benchHttp, type HttpFigures } from '#test/bench/http';
 import type { PipelineFigures } from '#test/bench/pipeline';
-import { projectRoot } from '#test/support/service-process';
 
 export interface KeySizeFigures {
   readonly bits: ApiKeySize;
@@ -26,24 +24,11 @@ export async function benchKeySizes(options: {
 }): Promise<KeySizeFigures[]> {
   const figures: KeySizeFigures[] = [];
   for (const bits of apiKeySizes) {
-    const pipeline = await new Promise<PipelineFigures>((resolve, reject) => {
-      const child = fork(
-        join(projectRoot, 'test/bench/key-size-process.ts'),
-        [String(bits), String(options.requests)],
-        {
-          execArgv: ['--import', 'tsx'],
-          env: { ...process.env, NODE_NO_WARNINGS: '1' },
-        },
-      );
-      let figures: PipelineFigures | undefined;
-      child.once('message', (message) => {
-        figures = message as PipelineFigures;
-      });
-      child.once('error', reject);
-      child.once('exit', (code) =>
-        figures ? resolve(figures) : reject(new Error(`the ${bits}-bit pipeline bench exited with ${code}`)),
-      );
-    });
+    const pipeline = await inBenchProcess<PipelineFigures>(
+      'test/bench/key-size-process.ts',
+      [String(bits), String(options.requests)],
+      `the ${bits}-bit pipeline bench`,
+    );
     if (!options.http) {
       figures.push({ bits, pipeline });
       continue;

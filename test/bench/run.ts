@@ -1,10 +1,15 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import {
+  type AssemblyColdStartFigures,
+  assemblyColdStartRows,
+  benchAssemblyColdStarts,
+} from '#test/bench/assembly-cold-start';
 import { benchAuthFlow } from '#test/bench/auth-flow';
 import { benchBaseline, type ClassSide } from '#test/bench/baseline';
 import { awsModel, capacityFigures } from '#test/bench/capacity';
 import { benchCliCalls } from '#test/bench/cli-calls';
-import { benchColdStarts } from '#test/bench/cold-start';
+import { benchColdStarts, bundleTargetKb, coldStartTargetMs } from '#test/bench/cold-start';
 import { flowClasses } from '#test/bench/endpoint-classes';
 import type { EndpointCostFigures } from '#test/bench/endpoint-costs';
 import { startBenchEnvironment } from '#test/bench/environment';
@@ -70,7 +75,14 @@ bench-results/quick.json or bench-results/only-<sections>.json, so the full run'
   cold-start  Every function bundled by esbuild as the stack bundles it: bundle size (target ≤ 500 KB), and a
               fresh node process that imports the bundle and serves one request, --cold-starts times each
               (target ≤ 150 ms for import + first request); with --quick only the endpoint classes' functions
-              start, every bundle is still sized.
+              start, every bundle is still sized. Then what cdk deploy ships: the cloud assembly run as
+              npm start -- --assembly runs it, in a process of its own (synthesized first when its sources
+              changed, a few minutes): the login path's functions (create, device list, answer, poll), each
+              started --cold-starts times in a fresh execution environment of Lambda's Node 24 with
+              aws-lambda-ric, traced, and sent one request over HTTP: Lambda's Init Duration (Node's boot, the
+              runtime client, the bundle's import), the first request, and both (target ≤ 150 ms each), beside
+              the same function's esbuild bundle above; each one's index.mjs and the modules beside it, and
+              every function's index.mjs in the assembly (target ≤ 500 KB).
   scaling     The endpoint classes in-process, through their real handlers, the store in another process: public
               (ping, API key), signed read (a directory by id), signed write (a new directory), create auth,
               device list, answer, poll. Per class: its round trips, store + queue, and their depth: the longest
@@ -148,7 +160,8 @@ Options (full value / --quick value):
   --store-client-sends <n>   sends per command and client setup in the store-client section (300 / 30)
   --refusal-requests <n>     requests per kind in the refusals section (300 / 30)
   --flows <n>                authorization flows, one after another (200 / 20)
-  --cold-starts <n>          fresh processes per bundle (3 / 1)
+  --cold-starts <n>          fresh processes per bundle, and fresh execution environments per login function in
+                             the assembly (3 / 1)
   --http-requests <n>        requests per endpoint class and connection count over HTTP, at least one per
                              connection (300 / 32)
   --connections <list>       concurrent connections of the HTTP runs (default 1,8,64)
@@ -314,8 +327,8 @@ if (inProcess.some(runs) || runs('pushes')) {
       });
       report.coldStarts = coldStarts;
       console.log(
-        `\nCold start per function bundle: a fresh node process imports it and serves one request ` +
-          `(median of ${coldStarts.repetitions}; targets ≤ 150 ms and ≤ 500 KB)`,
+        `\nCold start per function bundle: a fresh node process (Node ${process.version}, untraced) imports it and ` +
+          `serves one request (median of ${coldStarts.repetitions}; targets ≤ ${coldStartTargetMs} ms and ≤ ${bundleTargetKb} KB)`,
       );
       console.table(
         Object.fromEntries(
@@ -339,12 +352,33 @@ if (inProcess.some(runs) || runs('pushes')) {
       const sizes = coldStarts.bundles.map((bundle) => bundle.bundleBytes / 1024);
       console.log(
         `  import + first request: median ${round(median(timed), 1)} ms, max ${round(Math.max(...timed), 1)} ms, ` +
-          `${timed.filter((ms) => ms > 150).length} of ${timed.length} over 150 ms; ` +
+          `${timed.filter((ms) => ms > coldStartTargetMs).length} of ${timed.length} over ${coldStartTargetMs} ms; ` +
           `importing the DynamoDB clients from node_modules instead (the runtime's SDK): ${coldStarts.awsSdkImportMs} ms`,
       );
       console.log(
         `  bundles: median ${round(median(sizes), 1)} KB, max ${round(Math.max(...sizes), 1)} KB, ` +
-          `${sizes.filter((kb) => kb > 500).length} of ${sizes.length} over 500 KB`,
+          `${sizes.filter((kb) => kb > bundleTargetKb).length} of ${sizes.length} over ${bundleTargetKb} KB`,
+      );
+
+      const assembly = await benchAssemblyColdStarts(count('cold-starts'));
+      report.assemblyColdStarts = assembly;
+      console.log(
+        `\nCold start of the login path in the cloud assembly (the shipped bundles on Node ${assembly.node}, ` +
+          `${assembly.runtimeClient}, traced as its TracingConfig says, reached over HTTP): each request in a fresh execution environment, ` +
+          `median of ${assembly.repetitions}; init is Lambda's Init Duration (Node's boot, the runtime client, the ` +
+          `import). Beside it, the same function's esbuild bundle above in a fresh node process (Node ${process.version}, untraced)`,
+      );
+      for (const note of assembly.notes) console.log(`  ${note}`);
+      console.table(assemblyColdStartRows(assembly, coldStarts));
+      const over = assembly.functions.filter((each) => each.coldStartMs > coldStartTargetMs);
+      console.log(
+        `  init + first request ≤ ${coldStartTargetMs} ms each: ${over.length === 0 ? 'met' : 'missed'}, ` +
+          `${over.length} of ${assembly.functions.length} over (${assembly.functions.map((each) => `${each.coldStartMs} ms`).join(', ')})`,
+      );
+      const shipped = assembly.bundles.map((bundle) => bundle.bytes / 1024);
+      console.log(
+        `  index.mjs of the assembly's ${shipped.length} functions: median ${round(median(shipped), 1)} KB, ` +
+          `max ${round(Math.max(...shipped), 1)} KB, ${shipped.filter((kb) => kb > bundleTargetKb).length} over ${bundleTargetKb} KB`,
       );
     });
 
@@ -928,6 +962,7 @@ function budgets(
   const points = figures.scaling as Awaited<ReturnType<typeof benchScaling>> | undefined;
   const pipeline = figures.pipeline as Awaited<ReturnType<typeof benchPipeline>> | undefined;
   const coldStarts = figures.coldStarts as Awaited<ReturnType<typeof benchColdStarts>> | undefined;
+  const assembly = figures.assemblyColdStarts as AssemblyColdStartFigures | undefined;
   const clis = figures.clis as Awaited<ReturnType<typeof benchCliCalls>> | undefined;
   const web = figures.web as Awaited<ReturnType<typeof benchWeb>> | undefined;
   const pushes = figures.pushes as
@@ -1030,19 +1065,38 @@ function budgets(
       (each.coldStartMs ?? 0) > (most.coldStartMs ?? 0) ? each : most,
     );
     row(
-      'cold start: import + first request',
-      `max ${slowest.coldStartMs} ms (${slowest.handler}), ${timed.filter((b) => (b.coldStartMs ?? 0) > 150).length} of ${timed.length} over`,
-      '≤ 150 ms',
-      (slowest.coldStartMs ?? 0) <= 150,
+      'cold start: import + first request (esbuild bundles, untraced)',
+      `max ${slowest.coldStartMs} ms (${slowest.handler}), ${timed.filter((b) => (b.coldStartMs ?? 0) > coldStartTargetMs).length} of ${timed.length} over`,
+      `≤ ${coldStartTargetMs} ms`,
+      (slowest.coldStartMs ?? 0) <= coldStartTargetMs,
     );
     const largest = coldStarts.bundles.reduce((most, each) =>
       each.bundleBytes > most.bundleBytes ? each : most,
     );
     row(
-      'bundle size',
+      'bundle size (esbuild bundles)',
       `max ${round(largest.bundleBytes / 1024, 1)} KB (${largest.handler})`,
-      '≤ 500 KB',
-      largest.bundleBytes <= 500 * 1024,
+      `≤ ${bundleTargetKb} KB`,
+      largest.bundleBytes <= bundleTargetKb * 1024,
+    );
+  }
+  if (assembly) {
+    const slowest = assembly.functions.reduce((most, each) =>
+      each.coldStartMs > most.coldStartMs ? each : most,
+    );
+    const over = assembly.functions.filter((each) => each.coldStartMs > coldStartTargetMs);
+    row(
+      `cold start in the assembly, login path: init + first request (Node ${assembly.node}, ${assembly.runtimeClient})`,
+      `max ${slowest.coldStartMs} ms (${slowest.handler}), ${over.length} of ${assembly.functions.length} over`,
+      `≤ ${coldStartTargetMs} ms each`,
+      over.length === 0,
+    );
+    const largest = assembly.bundles.reduce((most, each) => (each.bytes > most.bytes ? each : most));
+    row(
+      'bundle size in the assembly (index.mjs)',
+      `max ${round(largest.bytes / 1024, 1)} KB (${largest.function})`,
+      `≤ ${bundleTargetKb} KB`,
+      largest.bytes <= bundleTargetKb * 1024,
     );
   }
   if (clis) {

@@ -1,10 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
   type BatchWriteCommandInput,
+  DynamoDBDocumentClient,
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { engineClientConfig } from '#infra/local/engines';
 import { ApiClient, type ApiClientOptions } from '#shared/client/api-client';
 import { KeyType } from '#shared/domain/entity-key';
 import { nameKey } from '#shared/domain/names';
@@ -23,7 +27,7 @@ import {
 } from '#shared/store/keys';
 import { isoSeconds } from '#shared/time';
 import type { BenchEnvironment } from '#test/bench/environment';
-import { loadRouteTable, type RouteTable } from '#test/bench/route-table';
+import { loadRouteTable, type RouteTable, withLocalApiKey } from '#test/bench/route-table';
 import type { StoreClient } from '#shared/store/dynamo';
 import { rsaKeyPair, type TestKeyPair } from '#test/support/keys';
 
@@ -265,4 +269,58 @@ export async function seedInProcessDirectory(
     name,
   });
   return { table, organization, directory };
+}
+
+/** A local runtime in a process of its own (npm start's, or the assembly's), reached over HTTP. */
+export interface RuntimeTarget {
+  readonly baseUrl: string;
+  readonly organizationId: string;
+  /** Its demo organization's private key. */
+  readonly privateKeyPath: string;
+  readonly dynamoEndpoint: string;
+  readonly tableName: string;
+}
+
+/**
+ * A directory seeded in a local runtime: made through its API over HTTP as its demo organization, its users written
+ * straight into its store. `close` ends the store client, once no more users are to be added.
+ */
+export async function seedRuntimeDirectory(
+  runtime: RuntimeTarget,
+  name: string,
+): Promise<{
+  readonly organization: ApiClient;
+  readonly organizationPem: string;
+  readonly directory: SeededDirectory;
+  /** Sends to the runtime, with the API's key and clock answered from this process (withLocalApiKey). */
+  readonly fetch: typeof globalThis.fetch;
+  close(): void;
+}> {
+  const { baseUrl } = runtime;
+  const storeClient = DynamoDBDocumentClient.from(
+    new DynamoDBClient(engineClientConfig(runtime.dynamoEndpoint)),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
+  try {
+    const fetch = await withLocalApiKey(baseUrl, globalThis.fetch);
+    const organizationPem = await readFile(runtime.privateKeyPath, 'utf8');
+    const organization = new ApiClient({
+      baseUrl,
+      issuer: `org:${runtime.organizationId}`,
+      privateKeyPem: organizationPem,
+      tokenLifetimeSeconds: 60,
+      fetch,
+    });
+    const directory = await seedDirectory({
+      organization,
+      organizationId: runtime.organizationId,
+      store: { client: storeClient, tableName: runtime.tableName },
+      clientOptions: { baseUrl, fetch },
+      name,
+    });
+    return { organization, organizationPem, directory, fetch, close: () => storeClient.destroy() };
+  } catch (error) {
+    storeClient.destroy();
+    throw error;
+  }
 }

@@ -195,6 +195,20 @@ describe('a function of the assembly', () => {
     expect(segments.filter((segment) => segment.aws?.cold_start)).toHaveLength(1);
   });
 
+  it('ends its idle environments on demand, and the next invocation starts cold, its init measured', async () => {
+    const pool = await runtime.deployment.pool('GETechoFunction');
+    await get('/echo');
+    const warm = ((await get('/echo')).body as unknown as Echo).pid;
+    expect(pool.lastInvocation).toMatchObject({ coldStart: false });
+    await pool.endIdleEnvironments();
+    expect(pool.environments).toEqual([]);
+    const cold = ((await get('/echo')).body as unknown as Echo).pid;
+    expect(cold).not.toBe(warm);
+    const stats = pool.lastInvocation;
+    expect(stats).toMatchObject({ coldStart: true, initMs: expect.any(Number) });
+    expect(stats?.durationMs).toBeGreaterThanOrEqual(stats?.initMs ?? Infinity);
+  });
+
   it("answers 200 JSON for a result without a status code, as API Gateway's payload format 2.0 does", async () => {
     expect(await get('/nowhere')).toEqual({ status: 200, body: { fallback: true } });
   });
