@@ -1,4 +1,4 @@
-import { App, Validations } from 'aws-cdk-lib';
+import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { edgeDefaults } from '#infra/edge';
 import { AuthorizationServiceStack, type AuthorizationServiceStackProps } from '#infra/stack';
@@ -50,7 +50,8 @@ if (loginReservedConcurrency !== undefined && !Number.isInteger(loginReservedCon
   throw new Error(`-c loginReservedConcurrency must be a whole number, not ${loginReservedConcurrency}`);
 const props: AuthorizationServiceStackProps = {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-  protectData: context('protectData') !== 'false',
+  // -c protectData=false lets `cdk destroy` delete the data; by default it outlives the stack.
+  removalPolicy: context('protectData') === 'false' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
   allowHttpWebhooks: context('allowHttpWebhooks') === 'true',
   ...(context('webhookAllowedNetworks') ? { webhookAllowedNetworks: context('webhookAllowedNetworks') } : {}),
   ...(context('stageName') ? { stageName: context('stageName') } : {}),

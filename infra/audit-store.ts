@@ -9,8 +9,8 @@ import { auditFailureMetric } from '#shared/audit/audit-record';
 import { partitionKeyName, sortKeyName, timeToLiveAttribute } from '#shared/store/table-definition';
 
 export interface AuditStoreProps {
-  /** Keep the table when the stack is deleted, and refuse its deletion. */
-  readonly protectData: boolean;
+  /** What becomes of the table when the stack goes: anything but DESTROY keeps it and refuses its deletion. */
+  readonly removalPolicy: RemovalPolicy;
   readonly metricsNamespace: string;
   /** The `service` dimension of the functions' own metrics. */
   readonly serviceName: string;
@@ -38,8 +38,8 @@ export class AuditStore extends Construct {
       timeToLiveAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryptionV2.awsManagedKey(),
-      deletionProtection: props.protectData,
-      removalPolicy: props.protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      deletionProtection: props.removalPolicy !== RemovalPolicy.DESTROY,
+      removalPolicy: props.removalPolicy,
       resourcePolicy: new PolicyDocument({
         statements: [
           new PolicyStatement({

@@ -1,4 +1,4 @@
-import { App, Arn, ArnFormat, Aws, CfnRule, Fn, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { Arn, ArnFormat, Aws, CfnRule, Fn, RemovalPolicy, Stack, Stage, Token } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
@@ -177,15 +177,17 @@ export class Edge extends Construct {
 }
 
 /**
- * Where the web ACL goes: a CloudFront web ACL lives in us-east-1. A stack in us-east-1 holds it itself; a stack in
- * another region gets a small stack of its own pinned to us-east-1 (the app must set crossRegionReferences). A stack
- * synthesized without a region (offline) holds it too, with a rule that refuses a deployment anywhere but us-east-1:
- * synthesize with the target region (CDK_DEFAULT_REGION, as `cdk deploy` does) to get the separate stack.
+ * Where the web ACL goes: a CloudFront web ACL lives in us-east-1. A service in us-east-1 holds it itself; a service in
+ * another region gets a small stack of its own pinned to us-east-1, beside its stack in the same app or stage (its
+ * stack must set crossRegionReferences). A stack synthesized without a region (offline) holds it too, with a rule that
+ * refuses a deployment anywhere but us-east-1: synthesize with the target region (CDK_DEFAULT_REGION, as `cdk deploy`
+ * does) to get the separate stack.
  */
 function webAclScope(edge: Edge): Construct {
+  const service = edge.node.scope as Construct;
   const stack = Stack.of(edge);
   if (Token.isUnresolved(stack.region)) {
-    new CfnRule(stack, 'EdgeFirewallNeedsUsEast1', {
+    new CfnRule(service, 'EdgeFirewallNeedsUsEast1', {
       assertions: [
         {
           assert: Fn.conditionEquals(Aws.REGION, 'us-east-1'),
@@ -196,18 +198,28 @@ function webAclScope(edge: Edge): Construct {
         },
       ],
     });
-    return stack;
+    return service;
   }
-  if (stack.region === 'us-east-1') return stack;
-  const app = stack.node.scope;
-  if (!(app instanceof App)) throw new Error('The edge stack goes beside the service stack, in its app');
-  const id = `${stack.node.id}Edge`;
-  const existing = app.node.tryFindChild(id);
+  if (stack.region === 'us-east-1') return service;
+  const owner = stack.nestedStackParent ?? stack;
+  if (!owner._crossRegionReferences) {
+    throw new Error(
+      `The edge of a service in ${stack.region} puts its web ACL in a stack of its own in us-east-1, which the ` +
+        `stack ${owner.stackName} must be allowed to reference: create that stack with crossRegionReferences: true.`,
+    );
+  }
+  const stage = Stage.of(owner) ?? owner.node.root;
+  // Named after the stack's path in its stage: `MfaAuthorizationService` → `MfaAuthorizationServiceEdge`.
+  const id = `${owner.node.scopes
+    .slice(stage.node.scopes.length)
+    .map((scope) => scope.node.id)
+    .join('')}Edge`;
+  const existing = stage.node.tryFindChild(id);
   if (existing) return existing;
-  return new Stack(app, id, {
-    stackName: `${stack.stackName}-edge`,
-    description: `AWS WAF web ACL of ${stack.stackName}'s CloudFront distribution (CloudFront web ACLs live in us-east-1)`,
-    env: { ...(Token.isUnresolved(stack.account) ? {} : { account: stack.account }), region: 'us-east-1' },
+  return new Stack(stage, id, {
+    stackName: `${owner.stackName}-edge`,
+    description: `AWS WAF web ACL of ${owner.stackName}'s CloudFront distribution (CloudFront web ACLs live in us-east-1)`,
+    env: { ...(Token.isUnresolved(owner.account) ? {} : { account: owner.account }), region: 'us-east-1' },
     crossRegionReferences: true,
   });
 }

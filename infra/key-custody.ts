@@ -1,4 +1,4 @@
-import { Aws, Duration, Lazy, RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
+import { Aws, Duration, Lazy, type RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import {
@@ -20,8 +20,8 @@ export type KeyPart = 'apiKeys' | 'hashKey' | 'vapidKeys';
 export const keyParts: readonly KeyPart[] = ['apiKeys', 'hashKey', 'vapidKeys'];
 
 export interface KeyCustodyProps {
-  /** Keep the secrets and their KMS key when the stack is deleted, like the table (default true). */
-  readonly protectData: boolean;
+  /** What becomes of the secrets and their KMS key when the stack goes: RETAIN keeps them, like the table. */
+  readonly removalPolicy: RemovalPolicy;
   /**
    * The principals besides the stack's own roles that may read the secrets and use the key through Secrets Manager:
    * IAM ARNs, `*` allowed. Default: the account's IAM Identity Center roles and IAM users, the people who run
@@ -51,11 +51,12 @@ export function keyDeployers(): string[] {
  * Custody of the deployment's keys: the API's RSA key ring, the hash key and the VAPID key pair in three secrets,
  * encrypted with a customer-managed KMS key that rotates yearly. The key's policy lets the account administer it but
  * use it only through Secrets Manager, and only for the roles granted a part (and the administrators); each secret's
- * resource policy refuses its value to every other principal, whatever their IAM policies say. With `protectData`
- * the secrets and the key outlive the stack, as the table does: the table's user hashes and sealed values need them.
+ * resource policy refuses its value to every other principal, whatever their IAM policies say. Unless the removal
+ * policy is DESTROY the secrets and the key outlive the stack, as the table does: the table's user hashes and sealed
+ * values need them.
  *
- * The secrets are children of the stack, not of this construct: the key ring's secret keeps the logical id it had
- * before the split, so an existing deployment keeps its ring (and, through it, its hash key).
+ * The secrets are children of this construct's parent, not of this construct: the key ring's secret keeps the logical
+ * id it had before the split, so an existing deployment keeps its ring (and, through it, its hash key).
  */
 export class KeyCustody extends Construct {
   readonly key: Key;
@@ -69,8 +70,7 @@ export class KeyCustody extends Construct {
 
   constructor(scope: Construct, id: string, props: KeyCustodyProps) {
     super(scope, id);
-    const stack = Stack.of(this);
-    const removalPolicy = props.protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const { removalPolicy } = props;
     const administrators = props.administrators?.length
       ? [...props.administrators]
       : defaultKeyAdministrators();
@@ -151,7 +151,7 @@ export class KeyCustody extends Construct {
     });
 
     const secret = (part: KeyPart, logicalId: string, description: string, placeholder: boolean) => {
-      const made = new Secret(stack, logicalId, {
+      const made = new Secret(scope, logicalId, {
         description,
         removalPolicy,
         // The key ring's secret keeps the random placeholder it was created with: changing how CloudFormation

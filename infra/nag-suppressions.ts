@@ -1,19 +1,19 @@
-import { type Stack, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
 /**
- * The findings of cdk-nag's AwsSolutions pack this stack accepts, each with its reason, in one place. Anything else
+ * The findings of cdk-nag's AwsSolutions pack the service accepts, each with its reason, in one place. Anything else
  * it finds fails `cdk synth`.
  */
 export function acknowledgeFindings(
-  stack: Stack,
+  service: IConstruct,
   constructs: {
     readonly apiKeySecrets: readonly IConstruct[];
     readonly apiKeyRingProvider: IConstruct;
     readonly apiKeyRingRole: IConstruct;
   },
 ): void {
-  Validations.of(stack).acknowledge(
+  Validations.of(service).acknowledge(
     {
       id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       reason:

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -52,11 +53,17 @@ export const serviceName = 'mfa-authorization';
 /** The Lambda runtime every function runs on: the newest Node LTS Lambda offers. */
 export const functionRuntime = Runtime.NODEJS_24_X;
 
-/** How every handler is bundled; the bundle test and the bench build them so. */
+/**
+ * This package's root, where the functions' sources, esbuild and the lock file are: bundling runs there whatever the
+ * working directory of the app that builds the service.
+ */
+const packageRoot = fileURLToPath(new URL('..', import.meta.url));
+
 /** The AWS SDK's credential chain, and what the handler bundles take in its place (shared/aws/lambda-credentials.ts). */
 export const credentialChainPackage = '@aws-sdk/credential-provider-node';
 export const lambdaCredentials = './shared/aws/lambda-credentials.ts';
 
+/** How every handler is bundled; the bundle test and the bench build them so. */
 export const handlerBundling = {
   format: OutputFormat.ESM,
   target: 'node22',
@@ -172,7 +179,9 @@ export class RouteFunction extends NodejsFunction {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     super(scope, id, {
-      entry: fileURLToPath(new URL(`../functions/${props.handler}.ts`, import.meta.url)),
+      entry: join(packageRoot, 'functions', `${props.handler}.ts`),
+      projectRoot: packageRoot,
+      depsLockFilePath: join(packageRoot, 'package-lock.json'),
       handler: 'handler',
       runtime: functionRuntime,
       architecture: Architecture.ARM_64,
