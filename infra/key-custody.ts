@@ -6,6 +6,7 @@ import {
   AnyPrincipal,
   Effect,
   type IRole,
+  Policy,
   PolicyDocument,
   PolicyStatement,
 } from 'aws-cdk-lib/aws-iam';
@@ -63,10 +64,13 @@ export class KeyCustody extends Construct {
   readonly secrets: Readonly<Record<KeyPart, Secret>>;
   private readonly readers: Record<KeyPart, IRole[]> = { apiKeys: [], hashKey: [], vapidKeys: [] };
   private readonly managers: IRole[] = [];
-  /** The condition on every use of the key: only Secrets Manager, on behalf of the caller, may use it. */
-  private readonly viaSecretsManager = {
-    'kms:ViaService': `secretsmanager.${Stack.of(this).region}.amazonaws.com`,
-  };
+  /**
+   * The grants on the secrets and the key, one policy per part attached to every role that reads it, and one for the
+   * managers: kept out of the roles' own policies, since the key's policy names the roles, the grants name the secrets
+   * and the secrets name the key, a cycle CloudFormation refuses when the grants are written in the roles themselves.
+   */
+  private readonly readPolicies: Record<KeyPart, Policy>;
+  private readonly managePolicy: Policy;
 
   constructor(scope: Construct, id: string, props: KeyCustodyProps) {
     super(scope, id);
@@ -74,7 +78,8 @@ export class KeyCustody extends Construct {
     const administrators = props.administrators?.length
       ? [...props.administrators]
       : defaultKeyAdministrators();
-    const viaSecretsManager = this.viaSecretsManager;
+    // The condition on every use of the key: only Secrets Manager, on behalf of the caller, may use it.
+    const viaSecretsManager = { 'kms:ViaService': `secretsmanager.${Stack.of(this).region}.amazonaws.com` };
     const roleArns = (roles: IRole[]) => Lazy.list({ produce: () => roles.map((role) => role.roleArn) });
     const allReaders = () => [
       ...new Set([...keyParts.flatMap((part) => this.readers[part]), ...this.managers]),
@@ -202,52 +207,57 @@ export class KeyCustody extends Construct {
         true,
       ),
     };
+
+    const useTheKey = (actions: string[]) =>
+      new PolicyStatement({
+        actions,
+        resources: [this.key.keyArn],
+        conditions: { StringEquals: viaSecretsManager },
+      });
+    const readPolicy = (part: KeyPart, id: string) =>
+      new Policy(this, id, {
+        statements: [
+          new PolicyStatement({
+            actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+            resources: [this.secrets[part].secretArn],
+          }),
+          useTheKey(['kms:Decrypt']),
+        ],
+      });
+    this.readPolicies = {
+      apiKeys: readPolicy('apiKeys', 'ReadsApiKeys'),
+      hashKey: readPolicy('hashKey', 'ReadsHashKey'),
+      vapidKeys: readPolicy('vapidKeys', 'ReadsVapidKeys'),
+    };
+    // Written out rather than with grantWrite, whose key grant adds wildcard actions (kms:ReEncrypt*,
+    // kms:GenerateDataKey*) that PutSecretValue does not need.
+    this.managePolicy = new Policy(this, 'ManagesKeys', {
+      statements: [
+        new PolicyStatement({
+          actions: [
+            'secretsmanager:GetSecretValue',
+            'secretsmanager:DescribeSecret',
+            'secretsmanager:PutSecretValue',
+          ],
+          resources: keyParts.map((part) => this.secrets[part].secretArn),
+        }),
+        useTheKey(['kms:Decrypt', 'kms:GenerateDataKey']),
+      ],
+    });
   }
 
   /** Lets a role read one part: its secret, and the key through Secrets Manager. */
   grantRead(part: KeyPart, role: IRole): void {
     if (this.readers[part].includes(role)) return;
     this.readers[part].push(role);
-    this.secrets[part].grantRead(role);
-    if (
-      keyParts.filter((each) => this.readers[each].includes(role)).length === 1 &&
-      !this.managers.includes(role)
-    ) {
-      role.addToPrincipalPolicy(
-        new PolicyStatement({
-          actions: ['kms:Decrypt'],
-          resources: [this.key.keyArn],
-          conditions: { StringEquals: this.viaSecretsManager },
-        }),
-      );
-    }
+    this.readPolicies[part].attachToRole(role);
   }
 
-  /**
-   * Lets a role read and write every part: the key ring function and its schedule. Written out rather than with
-   * grantWrite, whose key grant adds wildcard actions (kms:ReEncrypt*, kms:GenerateDataKey*) that PutSecretValue
-   * does not need.
-   */
+  /** Lets a role read and write every part: the key ring function and its schedule. */
   grantManage(role: IRole): void {
-    if (!this.managers.includes(role)) this.managers.push(role);
-    const secretArns = keyParts.map((part) => this.secrets[part].secretArn);
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: [
-          'secretsmanager:GetSecretValue',
-          'secretsmanager:DescribeSecret',
-          'secretsmanager:PutSecretValue',
-        ],
-        resources: secretArns,
-      }),
-    );
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
-        resources: [this.key.keyArn],
-        conditions: { StringEquals: this.viaSecretsManager },
-      }),
-    );
+    if (this.managers.includes(role)) return;
+    this.managers.push(role);
+    this.managePolicy.attachToRole(role);
   }
 
   /**

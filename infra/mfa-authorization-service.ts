@@ -13,23 +13,18 @@ import { AttributeType, Billing, type ITable, TableEncryptionV2, TableV2 } from 
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { accessLogJson } from '#infra/access-log';
 import { AnnouncementSweep, announcementIndex } from '#infra/announcement-sweep';
 import { AuditStore } from '#infra/audit-store';
+import { deployProvider } from '#infra/deploy-provider';
 import { Edge, type EdgeSettings } from '#infra/edge';
 import { KeyCustody } from '#infra/key-custody';
 import { type AlarmThresholds, Monitoring } from '#infra/monitoring';
 import { acknowledgeFindings } from '#infra/nag-suppressions';
 import { applyRouteThrottles } from '#infra/route-throttles';
-import {
-  FunctionRoles,
-  grantAccess,
-  RouteFunction,
-  type RouteFunctionResources,
-  serviceName,
-} from '#infra/route-function';
+import { serviceName } from '#infra/service-function';
+import { FunctionRoles, grantAccess, RouteFunction, type RouteFunctionResources } from '#infra/route-function';
 import {
   consumerId,
   fallbackRoute,
@@ -136,6 +131,8 @@ export class MfaAuthorizationService extends Construct {
   readonly webhookDeadLetterQueue: Queue;
   readonly pushQueue: Queue;
   readonly pushDeadLetterQueue: Queue;
+  /** Where every function of the service logs: Lambda names each function's streams after it. */
+  readonly functionLogs: LogGroup;
 
   constructor(scope: Construct, id: string, props: MfaAuthorizationServiceProps = {}) {
     super(scope, id);
@@ -172,6 +169,10 @@ export class MfaAuthorizationService extends Construct {
     this.keyCustody = keyCustody;
     const apiKeys = keyCustody.secrets.apiKeys;
 
+    this.functionLogs = new LogGroup(this, 'FunctionLogs', {
+      retention: logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     const destinationPolicyEnvironment = {
       WEBHOOK_ALLOW_HTTP: String(props.allowHttpWebhooks ?? false),
       WEBHOOK_ALLOWED_NETWORKS: props.webhookAllowedNetworks ?? '',
@@ -205,7 +206,7 @@ export class MfaAuthorizationService extends Construct {
         PUSH_RETRY_BASE_SECONDS: String(pushDelivery.retryBaseSeconds),
       },
       destinationPolicyEnvironment,
-      logRetention,
+      functionLogs: this.functionLogs,
       metricsNamespace: 'MfaAuthorization',
     };
 
@@ -223,12 +224,10 @@ export class MfaAuthorizationService extends Construct {
       // A 4096-bit RSA key takes seconds to generate on a fraction of a vCPU.
       timeout: Duration.minutes(2),
     });
-    const keyRingProvider = new Provider(this, 'ApiKeyRingProvider', {
+    const keyRingProvider = deployProvider(this, 'ApiKeyRingProvider', {
       onEventHandler: keyRingFunction,
-      logGroup: new LogGroup(this, 'ApiKeyRingProviderLogs', {
-        retention: logRetention,
-        removalPolicy: RemovalPolicy.DESTROY,
-      }),
+      role: roles.newRole('ApiKeyRingProvider'),
+      logGroup: resources.functionLogs,
     });
     const keyRing = new CustomResource(this, 'ApiKeyRingResource', {
       serviceToken: keyRingProvider.serviceToken,
@@ -240,6 +239,8 @@ export class MfaAuthorizationService extends Construct {
         KeyBits: String(props.apiKeyBits ?? 2048),
       },
     });
+    // The key ring function runs once its grants on the secrets, which are not in its role, are attached.
+    keyRing.node.addDependency(keyCustody);
     this.currentApiKeyId = keyRing.getAttString('CurrentKeyId');
     const keyScheduleFunction = new RouteFunction(this, 'ApiKeyScheduleFunction', {
       handler: 'deploy/api-key-schedule',
@@ -335,8 +336,8 @@ export class MfaAuthorizationService extends Construct {
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: accessLogFormat },
       ...(domainName ? { domainMapping: { domainName } } : {}),
     });
-    // No request is served before the deployment has its keys.
-    stage.node.addDependency(keyRing);
+    // No request is served before the deployment has its keys, and the functions their grants on them.
+    stage.node.addDependency(keyRing, keyCustody);
     applyRouteThrottles(api, stage, routeThrottles, stageThrottle);
     const edge = props.edge
       ? new Edge(this, 'Edge', {
@@ -379,11 +380,7 @@ export class MfaAuthorizationService extends Construct {
       apiKeyAge: { scheduleFunction: keyScheduleFunction, maxAgeDays: props.apiKeyMaxAgeDays ?? 365 },
     });
     auditStore.notifyLike(monitoring);
-    acknowledgeFindings(this, {
-      apiKeySecrets: Object.values(keyCustody.secrets),
-      apiKeyRingProvider: keyRingProvider,
-      apiKeyRingRole: keyRingRole,
-    });
+    acknowledgeFindings(this, { apiKeySecrets: Object.values(keyCustody.secrets) });
 
     this.baseUrl = edge
       ? edge.baseUrl

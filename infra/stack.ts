@@ -39,5 +39,6 @@ export class AuthorizationServiceStack extends Stack {
     output('WebhookDeadLetterQueueUrl', service.webhookDeadLetterQueue.queueUrl, 'For `admin webhooks`');
     output('PushQueueUrl', service.pushQueue.queueUrl, 'For `admin push`');
     output('PushDeadLetterQueueUrl', service.pushDeadLetterQueue.queueUrl, 'For `admin push`');
+    output('FunctionLogGroupName', service.functionLogs.logGroupName, 'For `aws logs tail`');
   }
 }

@@ -15,7 +15,7 @@ import {
   webAppRoute,
   webhookConsumers,
 } from '#infra/routes';
-import { bundlingFor, tracerModuleFile } from '#infra/route-function';
+import { bundlingFor, tracerModuleFile } from '#infra/function-bundling';
 import { buildHandlerBundles, bundleName } from '#test/support/handler-bundles';
 
 /**

@@ -3,7 +3,8 @@ import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bundlingFor, tableActions } from '#infra/route-function';
+import { bundlingFor } from '#infra/function-bundling';
+import { tableActions } from '#infra/route-function';
 import {
   httpRoutes,
   loginHandlers,
@@ -81,6 +82,35 @@ describe('the stack built from the route table', () => {
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         LoggingConfig: { LogFormat: 'JSON', LogGroup: expect.anything() },
+      });
+    }
+  });
+
+  it('logs every function to one log group, which each role may write to and nothing more', () => {
+    const functions = Object.values(resources).filter(
+      (resource) => resource.Type === 'AWS::Lambda::Function',
+    );
+    const logGroups = new Set(
+      functions.map((fn) => JSON.stringify((fn.Properties.LoggingConfig as { LogGroup?: unknown }).LogGroup)),
+    );
+    expect([...logGroups]).toEqual([expect.stringMatching(/^\{"Ref":"FunctionLogs[0-9A-F]{8}"\}$/)]);
+    const logGroupId = (JSON.parse([...logGroups][0] as string) as { Ref: string }).Ref;
+    const roles = Object.entries(resources).filter(([, resource]) => resource.Type === 'AWS::IAM::Role');
+    expect(roles.length).toBeGreaterThan(20);
+    for (const [id, role] of roles) {
+      // No AWSLambdaBasicExecutionRole, which lets a role create and write any log group.
+      expect({ id, managed: role.Properties.ManagedPolicyArns }).toEqual({ id, managed: undefined });
+      const logging = statementsOfRole(id).filter((statement) =>
+        actionsOf(statement).some((action) => action.startsWith('logs:')),
+      );
+      expect({ id, logging }).toEqual({
+        id,
+        logging: [
+          expect.objectContaining({
+            Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] },
+          }),
+        ],
       });
     }
   });

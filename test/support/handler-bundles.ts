@@ -1,5 +1,5 @@
 import { build } from 'esbuild';
-import { bundlingFor, credentialChainPackage, lambdaCredentials } from '#infra/route-function';
+import { bundlingFor, credentialChainPackage, lambdaCredentials } from '#infra/function-bundling';
 import { fallbackRoute, httpRoutes, pushConsumers, webAppRoute, webhookConsumers } from '#infra/routes';
 
 /** Every function the stack deploys, by its module under functions/. */
