@@ -19,6 +19,8 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { CfnLoggingConfiguration, CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { acknowledgeEdgeFindings } from '#infra/nag-suppressions';
+import { OriginSecrets } from '#infra/origin-secrets';
+import type { FunctionRoles } from '#infra/route-function';
 import { originSecretsVariable, originVerifyHeader } from '#shared/http/middlewares/edge-origin';
 
 /** What the edge allows per source address, in requests per five minutes (WAF's rate-based rule window). */
@@ -60,6 +62,8 @@ export interface EdgeProps {
   /** Served by CloudFront, with an ACM certificate that must be in us-east-1. */
   readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
   readonly logRetention: RetentionDays;
+  /** Where the origin secrets' custom resource gets its roles and log group. */
+  readonly roles: FunctionRoles;
 }
 
 /**
@@ -92,9 +96,8 @@ export class Edge extends Construct {
       );
     }
 
-    // The value CloudFront sends and the next one. Each is made by CloudFormation and resolved into CloudFront's
-    // origin header and the functions' environment by dynamic reference: the template holds only the reference, and
-    // no function reads Secrets Manager on a cold start, so even a refusal costs no network call.
+    // The value CloudFront sends and the next one, made by CloudFormation. CloudFront's origin header takes the first
+    // by dynamic reference, the template's only one; the functions take both from a custom resource that reads them.
     const generation = settings.originSecretGeneration;
     const [sent, next] = [generation, generation + 1].map(
       (n) =>
@@ -104,7 +107,10 @@ export class Edge extends Construct {
           removalPolicy: RemovalPolicy.DESTROY,
         }),
     ) as [Secret, Secret];
-    this.acceptedSecrets = `${sent.secretValue.unsafeUnwrap()} ${next.secretValue.unsafeUnwrap()}`;
+    this.acceptedSecrets = new OriginSecrets(this, 'OriginSecrets', {
+      secrets: [sent, next],
+      roles: props.roles,
+    }).accepted;
 
     const webAcl = new EdgeFirewall(webAclScope(this), 'EdgeFirewall', {
       settings,

@@ -24,7 +24,12 @@ import { type AlarmThresholds, Monitoring } from '#infra/monitoring';
 import { acknowledgeFindings } from '#infra/nag-suppressions';
 import { applyRouteThrottles } from '#infra/route-throttles';
 import { serviceName } from '#infra/service-function';
-import { FunctionRoles, grantAccess, RouteFunction, type RouteFunctionResources } from '#infra/route-function';
+import {
+  FunctionRoles,
+  grantAccess,
+  RouteFunction,
+  type RouteFunctionResources,
+} from '#infra/route-function';
 import {
   consumerId,
   fallbackRoute,
@@ -345,6 +350,7 @@ export class MfaAuthorizationService extends Construct {
           stageName,
           settings: props.edge,
           logRetention,
+          roles,
           ...(props.customDomain ? { customDomain: props.customDomain } : {}),
         })
       : undefined;

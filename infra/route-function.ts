@@ -121,7 +121,7 @@ export class FunctionRoles extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    private readonly resources: RouteFunctionResources,
+    readonly resources: RouteFunctionResources,
   ) {
     super(scope, id);
   }

@@ -37,6 +37,8 @@ const accessOf = new Map<string, Access>([
   // It shares the key ring function's role, and is given every key secret's variable (infra/stack.ts).
   ['deploy/api-key-schedule', { ...keyRingAccess, apiKeys: true, hashKey: true, vapidKeys: true }],
   [announcementSweep.handler, announcementSweep.access],
+  // The edge's custom resource: it reads the origin secrets, whose ids CloudFormation hands it in its event.
+  ['deploy/origin-secrets', {}],
 ]);
 const handlers = [...accessOf.keys()];
 

@@ -6,6 +6,7 @@ import { edgeDefaults } from '#infra/edge';
 import { httpRoutes, routeId, routeThrottles } from '#infra/routes';
 import { AuthorizationServiceStack, type AuthorizationServiceStackProps } from '#infra/stack';
 import { originSecretsVariable, originVerifyHeader } from '#shared/http/middlewares/edge-origin';
+import { roleStatements } from '#test/support/role-policies';
 
 interface Resource {
   readonly Type: string;
@@ -57,6 +58,19 @@ const secretReference = (logicalIdPattern: RegExp) =>
       ],
     ],
   });
+
+/**
+ * The functions' accepted origin secrets: the custom resource that reads them (functions/deploy/origin-secrets.ts,
+ * which answers their values in this order) and the value the functions' environment takes from it.
+ */
+function acceptedSecrets(template: Template): { secretIds: unknown; value: unknown } {
+  const [[id, resource] = []] = Object.entries(template.findResources('Custom::OriginSecrets')) as [
+    string,
+    Resource,
+  ][];
+  if (!id || !resource) throw new Error('no Custom::OriginSecrets resource');
+  return { secretIds: resource.Properties.SecretIds, value: { 'Fn::GetAtt': [id, 'AcceptedSecrets'] } };
+}
 
 const usEast1Certificate =
   'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555';
@@ -168,12 +182,14 @@ describe('the edge, on (the default of `cdk synth`)', () => {
   it("gives every function behind the API the origin secrets and CloudFront's URL, and no worker", () => {
     const { api: functions, others } = functionsOf(template);
     expect(functions.length).toBe(httpRoutes.length + 2);
+    const accepted = acceptedSecrets(template);
+    expect(accepted.secretIds).toEqual([
+      { Ref: expect.stringMatching(/^EdgeOriginSecret1/) },
+      { Ref: expect.stringMatching(/^EdgeOriginSecret2/) },
+    ]);
     for (const [, fn] of functions) {
       const variables = environmentOf(fn);
-      expect(variables[originSecretsVariable]).toBeDefined();
-      expect(JSON.stringify(variables[originSecretsVariable])).toMatch(
-        /EdgeOriginSecret1.*EdgeOriginSecret2/,
-      );
+      expect(variables[originSecretsVariable]).toEqual(accepted.value);
       expect(JSON.stringify(variables.PUBLIC_BASE_URL)).toContain('DomainName');
     }
     for (const [, fn] of others) expect(environmentOf(fn)[originSecretsVariable]).toBeUndefined();
@@ -185,6 +201,42 @@ describe('the edge, on (the default of `cdk synth`)', () => {
         ],
       },
     });
+  });
+
+  it("hands the functions the origin secrets by a custom resource: CloudFront's header holds the only reference", () => {
+    expect(JSON.stringify(template.toJSON()).match(/\{\{resolve:secretsmanager:/g)).toHaveLength(1);
+  });
+
+  it('lets only the custom resource’s function read the origin secrets, and it nothing more', () => {
+    const resources = resourcesOf(template);
+    const originSecrets = Object.keys(resources).filter((id) => /^EdgeOriginSecret\d/.test(id));
+    expect(originSecrets).toHaveLength(2);
+    const readers = [...roleStatements(resources)].filter(([, statements]) =>
+      statements.some((statement) =>
+        originSecrets.some((id) => JSON.stringify(statement.Resource).includes(id)),
+      ),
+    );
+    expect(readers).toHaveLength(1);
+    const [[readerRole, statements] = []] = readers;
+    const readingFunctions = Object.entries(resources)
+      .filter(
+        ([, resource]) =>
+          resource.Type === 'AWS::Lambda::Function' &&
+          (resource.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0] === readerRole,
+      )
+      .map(([id]) => id);
+    expect(readingFunctions).toEqual([expect.stringMatching(/^EdgeOriginSecretsFunction/)]);
+    const actions = (statements ?? []).flatMap((statement) => [statement.Action].flat());
+    expect(new Set(actions)).toEqual(
+      new Set([
+        'secretsmanager:GetSecretValue',
+        'secretsmanager:DescribeSecret',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'xray:PutTraceSegments',
+        'xray:PutTelemetryRecords',
+      ]),
+    );
   });
 
   it('keeps the API endpoint up as the origin, with no custom domain on API Gateway', () => {
@@ -271,10 +323,13 @@ describe('rotating the origin secret', () => {
       }),
     });
     const distributionId = Object.keys(template.findResources('AWS::CloudFront::Distribution'))[0] as string;
+    const accepted = acceptedSecrets(template);
+    expect(accepted.secretIds).toEqual([
+      { Ref: expect.stringMatching(/^EdgeOriginSecret2/) },
+      { Ref: expect.stringMatching(/^EdgeOriginSecret3/) },
+    ]);
     for (const [, fn] of apiFunctions(template)) {
-      expect(JSON.stringify(environmentOf(fn)[originSecretsVariable])).toMatch(
-        /EdgeOriginSecret2.*EdgeOriginSecret3/,
-      );
+      expect(environmentOf(fn)[originSecretsVariable]).toEqual(accepted.value);
       expect(fn.DependsOn).toContain(distributionId);
     }
     expect(Object.keys(template.findResources('AWS::SecretsManager::Secret')).join()).not.toMatch(

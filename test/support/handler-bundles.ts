@@ -12,6 +12,7 @@ export const bundledHandlers = [
     ...pushConsumers.map((consumer) => consumer.handler),
     'deploy/api-key-ring',
     'deploy/api-key-schedule',
+    'deploy/origin-secrets',
   ]),
 ];
 
