@@ -1,9 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { auditFailureMetric } from '#shared/audit/audit-record';
 import { partitionKeyName, sortKeyName, timeToLiveAttribute } from '#shared/store/table-definition';
@@ -68,11 +66,5 @@ export class AuditStore extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-  }
-
-  /** Sends the alarm where the stack's monitoring sends its own: its alarm topic, when it has one (an alarm e-mail). */
-  notifyLike(monitoring: Construct): void {
-    const topic = monitoring.node.tryFindChild('AlarmTopic');
-    if (topic instanceof Topic) this.alarm.addAlarmAction(new SnsAction(topic));
   }
 }

@@ -385,7 +385,7 @@ export class MfaAuthorizationService extends Construct {
       ...(props.alarmThresholds ? { thresholds: props.alarmThresholds } : {}),
       apiKeyAge: { scheduleFunction: keyScheduleFunction, maxAgeDays: props.apiKeyMaxAgeDays ?? 365 },
     });
-    auditStore.notifyLike(monitoring);
+    monitoring.notifyOf(auditStore.alarm);
     acknowledgeFindings(this, { apiKeySecrets: Object.values(keyCustody.secrets) });
 
     this.baseUrl = edge

@@ -7,15 +7,12 @@ import {
   Metric,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { Alias } from 'aws-cdk-lib/aws-kms';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { type IFilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
-import { Topic } from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { AlarmTopic } from '#infra/alarm-topic';
 import { ServiceDashboard } from '#infra/dashboard';
 
 /** When the alarms on refused requests, slow answers and saturation go off. */
@@ -81,6 +78,7 @@ const fiveMinutes = Duration.minutes(5);
  */
 export class Monitoring extends Construct {
   readonly alarms: Alarm[] = [];
+  readonly alarmTopic?: AlarmTopic;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -279,13 +277,14 @@ export class Monitoring extends Construct {
     }
 
     if (props.alarmEmail) {
-      const topic = new Topic(this, 'AlarmTopic', {
-        enforceSSL: true,
-        masterKey: Alias.fromAliasName(this, 'SnsKey', 'alias/aws/sns'),
-      });
-      topic.addSubscription(new EmailSubscription(props.alarmEmail));
-      for (const alarm of this.alarms) alarm.addAlarmAction(new SnsAction(topic));
+      this.alarmTopic = new AlarmTopic(this, 'AlarmTopic', { email: props.alarmEmail });
+      this.alarmTopic.notify(...this.alarms);
     }
+  }
+
+  /** Sends another alarm of this stack where the monitoring's go: the alarm topic, when there is an alarm e-mail. */
+  notifyOf(alarm: Alarm): void {
+    this.alarmTopic?.notify(alarm);
   }
 
   private alarm(

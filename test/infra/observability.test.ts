@@ -258,3 +258,50 @@ it('names every resource (`*`) only in the X-Ray statements, which admit no othe
     new Set(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']),
   );
 });
+
+describe('the alarm topic', () => {
+  it('is encrypted with a key of its own that CloudWatch alarms of the account may publish with, and every alarm notifies it', () => {
+    const notified = synthesize({ alarmEmail: 'ops@example.com' });
+    const [[topicId, topic] = []] = Object.entries(notified.findResources('AWS::SNS::Topic')) as [
+      string,
+      Resource,
+    ][];
+    const keyId = (topic?.Properties.KmsMasterKeyId as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const key = (notified.toJSON().Resources as Record<string, Resource>)[keyId] as Resource;
+    expect(key.Type).toBe('AWS::KMS::Key');
+    const statements = (key.Properties.KeyPolicy as { Statement: Record<string, unknown>[] }).Statement;
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+          ArnLike: {
+            'aws:SourceArn': {
+              'Fn::Join': [
+                '',
+                [
+                  'arn:',
+                  { Ref: 'AWS::Partition' },
+                  ':cloudwatch:',
+                  { Ref: 'AWS::Region' },
+                  ':',
+                  { Ref: 'AWS::AccountId' },
+                  ':alarm:*',
+                ],
+              ],
+            },
+          },
+        },
+      }),
+    );
+    // No other service principal may use it.
+    expect(
+      statements.filter((statement) => JSON.stringify(statement.Principal).includes('Service')),
+    ).toHaveLength(1);
+    const alarms = Object.values(notified.findResources('AWS::CloudWatch::Alarm')) as Resource[];
+    expect(alarms.length).toBeGreaterThan(15);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+  });
+});
