@@ -1,4 +1,11 @@
-import { Arn, ArnFormat, Aws, CfnRule, Fn, RemovalPolicy, Stack, Stage, Token } from 'aws-cdk-lib';
+import { Arn, ArnFormat, Aws, CfnRule, Duration, Fn, RemovalPolicy, Stack, Stage, Token } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
@@ -64,6 +71,8 @@ export interface EdgeProps {
   readonly logRetention: RetentionDays;
   /** Where the origin secrets' custom resource gets its roles and log group. */
   readonly roles: FunctionRoles;
+  /** Requests WAF's rate rules answer 429 in 5 minutes that raise the edge's 429 alarm. */
+  readonly tooManyRequestsThreshold: number;
 }
 
 /**
@@ -74,6 +83,11 @@ export interface EdgeProps {
  */
 export class Edge extends Construct {
   readonly distribution: Distribution;
+  /**
+   * Goes off when WAF's per-address rates answer 429: it lives beside the web ACL, in us-east-1 where WAF publishes a
+   * CloudFront web ACL's metrics, so it is in the service's stack only when that is in us-east-1 too.
+   */
+  readonly tooManyRequestsAlarm: Alarm;
   /** What clients are given: the custom domain, or the distribution's domain. */
   readonly baseUrl: string;
   private readonly acceptedSecrets: string;
@@ -112,11 +126,16 @@ export class Edge extends Construct {
       roles: props.roles,
     }).accepted;
 
-    const webAcl = new EdgeFirewall(webAclScope(this), 'EdgeFirewall', {
+    const firewallScope = webAclScope(this);
+    const webAcl = new EdgeFirewall(firewallScope, 'EdgeFirewall', {
       settings,
       logRetention: props.logRetention,
-      namePrefix: stack.stackName,
+      // The web ACL's own stack's name, which says the region of a service outside us-east-1: two services of the
+      // same stack name in two regions get a log group and metrics each.
+      namePrefix: Stack.of(firewallScope).stackName,
+      tooManyRequestsThreshold: props.tooManyRequestsThreshold,
     });
+    this.tooManyRequestsAlarm = webAcl.tooManyRequestsAlarm;
 
     const certificateArn = props.customDomain?.certificateArn;
     if (certificateArn && !Token.isUnresolved(certificateArn)) {
@@ -223,7 +242,8 @@ function webAclScope(edge: Edge): Construct {
   const existing = stage.node.tryFindChild(id);
   if (existing) return existing;
   return new Stack(stage, id, {
-    stackName: `${owner.stackName}-edge`,
+    // The region in the name: a second region's service of the same stack name gets a web ACL stack of its own.
+    stackName: `${owner.stackName}-edge-${owner.region}`,
     description: `AWS WAF web ACL of ${owner.stackName}'s CloudFront distribution (CloudFront web ACLs live in us-east-1)`,
     env: { ...(Token.isUnresolved(owner.account) ? {} : { account: owner.account }), region: 'us-east-1' },
     crossRegionReferences: true,
@@ -233,12 +253,15 @@ function webAclScope(edge: Edge): Construct {
 interface EdgeFirewallProps {
   readonly settings: EdgeSettings;
   readonly logRetention: RetentionDays;
+  /** Names the log group and the web ACL's metrics, unique to the web ACL's stack. */
   readonly namePrefix: string;
+  readonly tooManyRequestsThreshold: number;
 }
 
 /** The web ACL: managed rule groups first, then the per-address rates; its blocked requests logged. */
 class EdgeFirewall extends Construct {
   readonly arn: string;
+  readonly tooManyRequestsAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: EdgeFirewallProps) {
     super(scope, id);
@@ -274,7 +297,7 @@ class EdgeFirewall extends Construct {
       description: 'MFA authorization API: reputation, known bad inputs, per-address rates',
       defaultAction: { allow: {} },
       customResponseBodies: { tooMany: { contentType: 'APPLICATION_JSON', content: tooManyRequestsBody } },
-      visibilityConfig: visibility('MfaAuthorizationEdge'),
+      visibilityConfig: visibility(props.namePrefix),
       rules: [
         managed(0, 'AWSManagedRulesAmazonIpReputationList'),
         managed(1, 'AWSManagedRulesKnownBadInputsRuleSet'),
@@ -319,6 +342,33 @@ class EdgeFirewall extends Construct {
       ],
     });
     this.arn = webAcl.attrArn;
+    const blocked = (rule: string) =>
+      new Metric({
+        namespace: 'AWS/WAFV2',
+        metricName: 'BlockedRequests',
+        // A CloudFront web ACL's metrics carry no Region dimension.
+        dimensionsMap: { WebACL: props.namePrefix, Rule: rule },
+        statistic: 'Sum',
+        period: Duration.minutes(5),
+      });
+    this.tooManyRequestsAlarm = new Alarm(this, 'TooManyRequests', {
+      metric: new MathExpression({
+        expression: 'FILL(publicRoutes, 0) + FILL(everyPath, 0)',
+        usingMetrics: {
+          publicRoutes: blocked('PublicRoutesPerAddress'),
+          everyPath: blocked('EveryPathPerAddress'),
+        },
+        period: Duration.minutes(5),
+        label: 'Answered 429 by WAF',
+      }),
+      threshold: props.tooManyRequestsThreshold,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      alarmDescription:
+        `${props.tooManyRequestsThreshold} or more requests answered 429 by the edge in 5 minutes: an address went ` +
+        'over WAF\'s per-address rate (edgeRateLimit, edgePublicRateLimit)',
+    });
 
     // WAF writes only to a log group whose name starts with aws-waf-logs-. Only what a rule blocked or counted is
     // kept, and never the Authorization header.

@@ -1,4 +1,4 @@
-import { CustomResource, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { CustomResource, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   DomainName,
@@ -15,12 +15,13 @@ import { FilterPattern, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { accessLogJson } from '#infra/access-log';
+import { AlarmTopic } from '#infra/alarm-topic';
 import { AnnouncementSweep, announcementIndex } from '#infra/announcement-sweep';
 import { AuditStore } from '#infra/audit-store';
 import { deployProvider } from '#infra/deploy-provider';
 import { Edge, type EdgeSettings } from '#infra/edge';
 import { KeyCustody } from '#infra/key-custody';
-import { type AlarmThresholds, Monitoring } from '#infra/monitoring';
+import { type AlarmThresholds, defaultAlarmThresholds, Monitoring } from '#infra/monitoring';
 import { acknowledgeFindings } from '#infra/nag-suppressions';
 import { applyRouteThrottles } from '#infra/route-throttles';
 import { serviceName } from '#infra/service-function';
@@ -144,6 +145,7 @@ export class MfaAuthorizationService extends Construct {
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const deletionProtection = removalPolicy !== RemovalPolicy.DESTROY;
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    const alarmThresholds = { ...defaultAlarmThresholds, ...props.alarmThresholds };
 
     const table = new TableV2(this, 'Table', {
       partitionKey: { name: partitionKeyName, type: AttributeType.STRING },
@@ -351,6 +353,7 @@ export class MfaAuthorizationService extends Construct {
           settings: props.edge,
           logRetention,
           roles,
+          tooManyRequestsThreshold: alarmThresholds.tooManyRequests,
           ...(props.customDomain ? { customDomain: props.customDomain } : {}),
         })
       : undefined;
@@ -365,7 +368,7 @@ export class MfaAuthorizationService extends Construct {
       roles,
     });
 
-    new AnnouncementSweep(this, 'AnnouncementSweep', { resources, roles });
+    const sweep = new AnnouncementSweep(this, 'AnnouncementSweep', { resources, roles });
 
     const monitoring = new Monitoring(this, 'Monitoring', {
       api,
@@ -379,13 +382,22 @@ export class MfaAuthorizationService extends Construct {
       pushWorkers,
       pushQueue,
       pushDeadLetterQueue,
+      sweep: sweep.function,
       metricsNamespace: resources.metricsNamespace,
       serviceName,
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
-      ...(props.alarmThresholds ? { thresholds: props.alarmThresholds } : {}),
+      thresholds: alarmThresholds,
       apiKeyAge: { scheduleFunction: keyScheduleFunction, maxAgeDays: props.apiKeyMaxAgeDays ?? 365 },
     });
     monitoring.notifyOf(auditStore.alarm);
+    if (edge) {
+      // The edge's alarm lives where WAF publishes its metrics, us-east-1: a stack there of its own needs a topic there.
+      const edgeStack = Stack.of(edge.tooManyRequestsAlarm);
+      if (edgeStack === Stack.of(this)) monitoring.notifyOf(edge.tooManyRequestsAlarm);
+      else if (props.alarmEmail) {
+        new AlarmTopic(edgeStack, 'AlarmTopic', { email: props.alarmEmail }).notify(edge.tooManyRequestsAlarm);
+      }
+    }
     acknowledgeFindings(this, { apiKeySecrets: Object.values(keyCustody.secrets) });
 
     this.baseUrl = edge

@@ -59,6 +59,8 @@ export interface MonitoringProps {
   readonly pushWorkers: readonly IFunction[];
   readonly pushQueue: IQueue;
   readonly pushDeadLetterQueue: IQueue;
+  /** The announcement sweep's function, which runs every minute. */
+  readonly sweep: IFunction;
   readonly metricsNamespace: string;
   /** The `service` dimension of the business metrics (POWERTOOLS_SERVICE_NAME). */
   readonly serviceName: string;
@@ -96,6 +98,18 @@ export class Monitoring extends Construct {
       threshold: 1,
       evaluationPeriods: 3,
       description: '1 % or more of API requests answered 5xx for 15 minutes',
+    });
+    this.alarm('Api5xxQuiet', {
+      // Below 20 requests the rate above reads 0, so a quiet hour's failures need a count of their own.
+      metric: new MathExpression({
+        expression: 'IF(requests < 20, errors, 0)',
+        usingMetrics: { requests, errors: serverErrors },
+        period: fiveMinutes,
+        label: '5xx while quiet',
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      description: 'An API request answered 5xx in 5 minutes of fewer than 20 requests, which the 5xx rate does not see',
     });
     const clientErrors = props.stage.metricClientError({ period: fiveMinutes, statistic: 'Sum' });
     this.alarm('Api4xxRate', {
@@ -177,6 +191,14 @@ export class Monitoring extends Construct {
       evaluationPeriods: 1,
       description:
         'Answers announced by the sweep: their handler died before sending the event (see its logs)',
+    });
+    this.alarm('SweepErrors', {
+      // It runs every minute and the next run retries, so one failure is noise and most of five are not.
+      metric: props.sweep.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
+      threshold: 3,
+      evaluationPeriods: 1,
+      description:
+        'The announcement sweep failed 3 or more of its runs in 5 minutes: answers whose event was lost are not sent again',
     });
     this.alarm('LambdaConcurrency', {
       metric: new Metric({

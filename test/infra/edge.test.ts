@@ -164,6 +164,33 @@ describe('the edge, on (the default of `cdk synth`)', () => {
     }
   });
 
+  it("alarms on WAF's 429 answers: what its two per-address rates block, at the 429 alarm's threshold", () => {
+    const [webAcl] = Object.values(template.findResources('AWS::WAFv2::WebACL')) as Resource[];
+    const webAclMetric = (webAcl?.Properties.VisibilityConfig as { MetricName: string }).MetricName;
+    const alarms = (Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[]).filter(
+      (alarm) => JSON.stringify(alarm.Properties.Metrics ?? '').includes('AWS/WAFV2'),
+    );
+    expect(alarms).toHaveLength(1);
+    const [alarm] = alarms as [Resource];
+    expect(alarm.Properties).toMatchObject({
+      Threshold: 10,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    const metrics = (
+      alarm.Properties.Metrics as { MetricStat?: { Metric: Record<string, unknown> } }[]
+    ).flatMap((metric) => (metric.MetricStat ? [metric.MetricStat.Metric] : []));
+    expect(metrics).toEqual(
+      ['PublicRoutesPerAddress', 'EveryPathPerAddress'].map((rule) => ({
+        Namespace: 'AWS/WAFV2',
+        MetricName: 'BlockedRequests',
+        Dimensions: expect.arrayContaining([
+          { Name: 'WebACL', Value: webAclMetric },
+          { Name: 'Rule', Value: rule },
+        ]),
+      })),
+    );
+  });
+
   it('logs what WAF blocks to a retained-for-a-while log group, without the Authorization header', () => {
     template.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: 'aws-waf-logs-Test' });
     template.hasResourceProperties('AWS::WAFv2::LoggingConfiguration', {
@@ -259,8 +286,36 @@ describe('the edge in a region', () => {
     const edgeStack = app.node.findChild('TestEdge') as Stack;
     expect(edgeStack.region).toBe('us-east-1');
     Template.fromStack(edgeStack).resourceCountIs('AWS::WAFv2::WebACL', 1);
+    // Named for the service's region, so that one in a second region with the same stack name gets its own.
+    expect(edgeStack.stackName).toBe('Test-edge-eu-west-1');
+    Template.fromStack(edgeStack).hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: 'aws-waf-logs-Test-edge-eu-west-1',
+    });
     const rules = (template.toJSON() as { Rules?: Record<string, unknown> }).Rules ?? {};
     expect(Object.keys(rules)).not.toContain('EdgeFirewallNeedsUsEast1');
+  });
+
+  it("notifies the alarm address of the edge's 429s from a topic of the web ACL's stack, where its metrics are", () => {
+    const { app } = synthesize({
+      edge: edgeDefaults,
+      env: { account: '123456789012', region: 'eu-west-1' },
+      crossRegionReferences: true,
+      alarmEmail: 'ops@example.com',
+    });
+    const edgeTemplate = Template.fromStack(app.node.findChild('TestEdge') as Stack);
+    const [topicId] = Object.keys(edgeTemplate.findResources('AWS::SNS::Topic'));
+    edgeTemplate.hasResourceProperties('AWS::SNS::Subscription', {
+      Endpoint: 'ops@example.com',
+      Protocol: 'email',
+    });
+    edgeTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmActions: [{ Ref: topicId }] });
+    edgeTemplate.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: Match.objectLike({
+        Statement: Match.arrayWith([
+          Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' } }),
+        ]),
+      }),
+    });
   });
 
   it('keeps the web ACL in the stack itself in us-east-1', () => {

@@ -184,6 +184,35 @@ describe('the alarms', () => {
     });
   });
 
+  it('alarm on any 5xx answer in a quiet five minutes, which the 5xx rate leaves out', () => {
+    const alarm = alarmNamed(/fewer than 20 requests/);
+    expect(alarm).toMatchObject({ Threshold: 1, EvaluationPeriods: 1 });
+    expect(alarm.Metrics).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Expression: 'IF(requests < 20, errors, 0)' }),
+        expect.objectContaining({
+          Id: 'errors',
+          MetricStat: expect.objectContaining({
+            Metric: expect.objectContaining({ Namespace: 'AWS/ApiGateway', MetricName: '5xx' }),
+          }),
+        }),
+      ]),
+    );
+  });
+
+  it('alarm when the every-minute announcement sweep keeps failing', () => {
+    const alarm = alarmNamed(/announcement sweep failed/);
+    const sweep = serviceFunctions().find(([id]) => id.startsWith('SweepAnnouncements'))?.[0];
+    expect(alarm).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: sweep } }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 3,
+    });
+  });
+
   it("take their thresholds from the stack's props", () => {
     const tuned = synthesize({
       alarmThresholds: { p99LatencyMs: 900, queueAgeSeconds: 120, concurrentExecutions: 4000 },
