@@ -1,6 +1,6 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, type ITable, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { auditFailureMetric } from '#shared/audit/audit-record';
@@ -9,6 +9,10 @@ import { partitionKeyName, sortKeyName, timeToLiveAttribute } from '#shared/stor
 export interface AuditStoreProps {
   /** What becomes of the table when the stack goes: anything but DESTROY keeps it and refuses its deletion. */
   readonly removalPolicy: RemovalPolicy;
+  /** A table that already holds the trail (one a destroyed stack retained, or a replica), used instead of a new one. */
+  readonly existingTable?: ITable;
+  /** Regions in which the table gets a replica, with the same resource policy. */
+  readonly replicaRegions: readonly string[];
   readonly metricsNamespace: string;
   /** The `service` dimension of the functions' own metrics. */
   readonly serviceName: string;
@@ -23,34 +27,40 @@ export interface AuditStoreProps {
  * so nobody is locked out of their own table.
  */
 export class AuditStore extends Construct {
-  readonly table: TableV2;
+  readonly table: ITable;
   /** Goes off when a function could not write a record and logged it instead (shared/audit/write-audit-record.ts). */
   readonly alarm: Alarm;
 
   constructor(scope: Construct, id: string, props: AuditStoreProps) {
     super(scope, id);
-    this.table = new TableV2(this, 'Table', {
-      partitionKey: { name: partitionKeyName, type: AttributeType.STRING },
-      sortKey: { name: sortKeyName, type: AttributeType.STRING },
-      billing: Billing.onDemand(),
-      timeToLiveAttribute,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: TableEncryptionV2.awsManagedKey(),
-      deletionProtection: props.removalPolicy !== RemovalPolicy.DESTROY,
-      removalPolicy: props.removalPolicy,
-      resourcePolicy: new PolicyDocument({
-        statements: [
-          new PolicyStatement({
-            sid: 'AppendOnly',
-            effect: Effect.DENY,
-            principals: [new AnyPrincipal()],
-            actions: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
-            // A table's resource policy names the table as `*`: its own ARN is not known before it exists.
-            resources: ['*'],
-          }),
-        ],
-      }),
+    const appendOnly = new PolicyDocument({
+      statements: [
+        new PolicyStatement({
+          sid: 'AppendOnly',
+          effect: Effect.DENY,
+          principals: [new AnyPrincipal()],
+          actions: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+          // A table's resource policy names the table as `*`: its own ARN is not known before it exists.
+          resources: ['*'],
+        }),
+      ],
     });
+    this.table =
+      props.existingTable ??
+      new TableV2(this, 'Table', {
+        partitionKey: { name: partitionKeyName, type: AttributeType.STRING },
+        sortKey: { name: sortKeyName, type: AttributeType.STRING },
+        billing: Billing.onDemand(),
+        timeToLiveAttribute,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        encryption: TableEncryptionV2.awsManagedKey(),
+        deletionProtection: props.removalPolicy !== RemovalPolicy.DESTROY,
+        removalPolicy: props.removalPolicy,
+        resourcePolicy: appendOnly,
+        ...(props.replicaRegions.length
+          ? { replicas: props.replicaRegions.map((region) => ({ region, resourcePolicy: appendOnly })) }
+          : {}),
+      });
     this.alarm = new Alarm(this, 'AuditRecordsNotWritten', {
       alarmDescription:
         'A function could not write an audit record; the record is in its log (message "Audit record not written").',

@@ -11,7 +11,9 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { AttributeType, Billing, type ITable, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { FilterPattern, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { accessLogJson } from '#infra/access-log';
@@ -84,6 +86,34 @@ export interface MfaAuthorizationServiceProps {
    * account's IAM Identity Center roles and IAM users (see KeyCustody).
    */
   readonly keyAdministrators?: readonly string[];
+  /**
+   * The principals through which CloudFormation deploys (IAM ARNs, `*` allowed), which must use the KMS key while it
+   * creates the key secrets: a `cdk deploy --role-arn` role, a pipeline's. Default: the CDK bootstrap's execution role.
+   */
+  readonly deployerRoles?: readonly string[];
+  /**
+   * An existing table to use instead of making one: one a destroyed stack retained, or a global table's replica in a
+   * second region. It must be the service's: its key schema, its TTL and its announcements index.
+   */
+  readonly table?: ITable;
+  /** An existing audit table to use instead of making one, with its append-only resource policy. */
+  readonly auditTable?: ITable;
+  /** An existing secret holding the API's RSA key ring, to use instead of making one; needs `secretsKey`. */
+  readonly apiKeySecret?: ISecret;
+  /** An existing secret holding the hash key, to use instead of making one; needs `secretsKey`. */
+  readonly hashKeySecret?: ISecret;
+  /** An existing secret holding the VAPID key pair, to use instead of making one; needs `secretsKey`. */
+  readonly vapidKeysSecret?: ISecret;
+  /**
+   * An existing KMS key to encrypt the key secrets with instead of making one, and the key of any existing secret.
+   * The service replaces its policy at deploy (Custom::KeyPolicy) with the one it gives a key of its own.
+   */
+  readonly secretsKey?: IKey;
+  /**
+   * Regions in which the table and the audit table get a replica (DynamoDB global tables), for a stack deployed there
+   * when this region is lost (docs/deploy.md, More than one region). None by default.
+   */
+  readonly tableReplicaRegions?: readonly string[];
   /** Steady requests per second and burst the stage accepts before answering 429 (default 100 and 200). */
   readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
   /**
@@ -147,17 +177,21 @@ export class MfaAuthorizationService extends Construct {
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
     const alarmThresholds = { ...defaultAlarmThresholds, ...props.alarmThresholds };
 
-    const table = new TableV2(this, 'Table', {
-      partitionKey: { name: partitionKeyName, type: AttributeType.STRING },
-      sortKey: { name: sortKeyName, type: AttributeType.STRING },
-      billing: Billing.onDemand(),
-      timeToLiveAttribute,
-      globalSecondaryIndexes: [announcementIndex],
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: TableEncryptionV2.awsManagedKey(),
-      deletionProtection,
-      removalPolicy,
-    });
+    const replicas = (props.tableReplicaRegions ?? []).map((region) => ({ region }));
+    const table =
+      props.table ??
+      new TableV2(this, 'Table', {
+        partitionKey: { name: partitionKeyName, type: AttributeType.STRING },
+        sortKey: { name: sortKeyName, type: AttributeType.STRING },
+        billing: Billing.onDemand(),
+        timeToLiveAttribute,
+        globalSecondaryIndexes: [announcementIndex],
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        encryption: TableEncryptionV2.awsManagedKey(),
+        deletionProtection,
+        removalPolicy,
+        ...(replicas.length ? { replicas } : {}),
+      });
     this.table = table;
 
     const [queue, deadLetterQueue] = this.queueWithDeadLetters('Webhook', webhookQueue);
@@ -172,6 +206,13 @@ export class MfaAuthorizationService extends Construct {
     const keyCustody = new KeyCustody(this, 'KeyCustody', {
       removalPolicy,
       ...(props.keyAdministrators ? { administrators: props.keyAdministrators } : {}),
+      ...(props.deployerRoles ? { deployers: props.deployerRoles } : {}),
+      existingSecrets: {
+        ...(props.apiKeySecret ? { apiKeys: props.apiKeySecret } : {}),
+        ...(props.hashKeySecret ? { hashKey: props.hashKeySecret } : {}),
+        ...(props.vapidKeysSecret ? { vapidKeys: props.vapidKeysSecret } : {}),
+      },
+      ...(props.secretsKey ? { existingKey: props.secretsKey } : {}),
     });
     this.keyCustody = keyCustody;
     const apiKeys = keyCustody.secrets.apiKeys;
@@ -186,6 +227,8 @@ export class MfaAuthorizationService extends Construct {
     };
     const auditStore = new AuditStore(this, 'Audit', {
       removalPolicy,
+      ...(props.auditTable ? { existingTable: props.auditTable } : {}),
+      replicaRegions: props.tableReplicaRegions ?? [],
       metricsNamespace: 'MfaAuthorization',
       serviceName,
     });
@@ -218,6 +261,7 @@ export class MfaAuthorizationService extends Construct {
     };
 
     const roles = new FunctionRoles(this, 'Roles', resources);
+    keyCustody.writeExistingKeyPolicy(roles);
     // The key ring function (and its schedule) alone may write the secrets: it gets a role of its own.
     const keyRingRole = roles.newRole('ApiKeyRing');
     grantAccess(keyRingRole, keyRingAccess, resources);

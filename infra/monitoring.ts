@@ -7,7 +7,7 @@ import {
   Metric,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { type IFilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -52,7 +52,7 @@ export interface MonitoringProps {
   /** The stage's access logs, and the pattern that picks their 429 lines. */
   readonly accessLogs: ILogGroup;
   readonly tooManyRequests: IFilterPattern;
-  readonly table: ITableV2;
+  readonly table: ITable;
   readonly workers: readonly IFunction[];
   readonly queue: IQueue;
   readonly deadLetterQueue: IQueue;

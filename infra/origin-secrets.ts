@@ -1,9 +1,7 @@
-import { CustomResource } from 'aws-cdk-lib';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { deployProvider } from '#infra/deploy-provider';
+import { deployResource } from '#infra/deploy-provider';
 import type { FunctionRoles } from '#infra/route-function';
-import { ServiceFunction } from '#infra/service-function';
 
 /**
  * The values of the origin secrets the API's functions accept, for their environment: a custom resource whose onEvent
@@ -22,23 +20,15 @@ export class OriginSecrets extends Construct {
     props: { readonly secrets: readonly ISecret[]; readonly roles: FunctionRoles },
   ) {
     super(scope, id);
-    const { roles } = props;
-    const role = roles.newRole('OriginSecrets');
-    for (const secret of props.secrets) secret.grantRead(role);
-    const onEventHandler = new ServiceFunction(this, 'Function', {
+    this.accepted = deployResource(this, {
       handler: 'deploy/origin-secrets',
-      role,
-      logGroup: roles.resources.functionLogs,
-    });
-    const provider = deployProvider(this, 'Provider', {
-      onEventHandler,
-      role: roles.newRole('OriginSecretsProvider'),
-      logGroup: roles.resources.functionLogs,
-    });
-    this.accepted = new CustomResource(this, 'Resource', {
-      serviceToken: provider.serviceToken,
       resourceType: 'Custom::OriginSecrets',
       properties: { SecretIds: props.secrets.map((secret) => secret.secretArn) },
+      roles: props.roles,
+      roleName: 'OriginSecrets',
+      grant: (role) => {
+        for (const secret of props.secrets) secret.grantRead(role);
+      },
     }).getAttString('AcceptedSecrets');
   }
 }

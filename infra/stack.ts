@@ -1,8 +1,13 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { adoptExisting, type ExistingResources } from '#infra/existing-resources';
 import { MfaAuthorizationService, type MfaAuthorizationServiceProps } from '#infra/mfa-authorization-service';
 
-export type AuthorizationServiceStackProps = StackProps & MfaAuthorizationServiceProps;
+export type AuthorizationServiceStackProps = StackProps &
+  MfaAuthorizationServiceProps & {
+    /** Resources to adopt instead of making them (the `-c existing…` options). */
+    readonly existing?: ExistingResources;
+  };
 
 /**
  * The app's stack: the service and the outputs the admin CLI and the SDKs are given. The service's construct id is
@@ -14,7 +19,10 @@ export class AuthorizationServiceStack extends Stack {
 
   constructor(scope: Construct, id: string, props: AuthorizationServiceStackProps = {}) {
     super(scope, id, props);
-    const service = new MfaAuthorizationService(this, 'Default', props);
+    const service = new MfaAuthorizationService(this, 'Default', {
+      ...props,
+      ...adoptExisting(this, props.existing ?? {}),
+    });
     this.service = service;
     const output = (name: string, value: string, description: string) =>
       new CfnOutput(this, name, { value, description });
@@ -34,6 +42,12 @@ export class AuthorizationServiceStack extends Stack {
       service.keyCustody.secrets.hashKey.secretArn,
       'For `admin directory push --hash-key-secret-id`',
     );
+    output(
+      'VapidKeysSecretArn',
+      service.keyCustody.secrets.vapidKeys.secretArn,
+      'For -c existingVapidKeysSecretArn, deploying again',
+    );
+    output('SecretsKeyArn', service.keyCustody.key.keyArn, 'For -c existingKeyArn, deploying again');
     output('ApiKeyId', service.currentApiKeyId, 'The kid of the API key the deployment made or found');
     output('WebhookQueueUrl', service.webhookQueue.queueUrl, 'For `admin webhooks`');
     output('WebhookDeadLetterQueueUrl', service.webhookDeadLetterQueue.queueUrl, 'For `admin webhooks`');

@@ -39,6 +39,8 @@ const accessOf = new Map<string, Access>([
   [announcementSweep.handler, announcementSweep.access],
   // The edge's custom resource: it reads the origin secrets, whose ids CloudFormation hands it in its event.
   ['deploy/origin-secrets', {}],
+  // An adopted key's custom resource: it puts the key policy CloudFormation hands it in its event.
+  ['deploy/key-policy', {}],
 ]);
 const handlers = [...accessOf.keys()];
 

@@ -13,6 +13,7 @@ export const bundledHandlers = [
     'deploy/api-key-ring',
     'deploy/api-key-schedule',
     'deploy/origin-secrets',
+    'deploy/key-policy',
   ]),
 ];
 
