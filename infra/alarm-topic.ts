@@ -20,7 +20,8 @@ export class AlarmTopic extends Construct {
     super(scope, id);
     const stack = Stack.of(this);
     this.key = new Key(this, 'Key', {
-      description: 'Encrypts the alarm topic of the MFA authorization service; its CloudWatch alarms publish with it',
+      description:
+        'Encrypts the alarm topic of the MFA authorization service; its CloudWatch alarms publish with it',
       enableKeyRotation: true,
       // Nothing outlives a notification: the key goes with the stack, after KMS's waiting period.
       removalPolicy: RemovalPolicy.DESTROY,

@@ -1,5 +1,6 @@
 import { type App, RemovalPolicy } from 'aws-cdk-lib';
 import { edgeDefaults } from '#infra/edge';
+import { existingResourceOptions } from '#infra/existing-resources';
 import type { AuthorizationServiceStackProps } from '#infra/stack';
 import type { ApiKeySize } from '#shared/api-keys/key-ring';
 
@@ -73,18 +74,12 @@ export function stackFromContext(app: App): { stackName: string; props: Authoriz
     ...(list('keyAdministrators') ? { keyAdministrators: list('keyAdministrators') } : {}),
     ...(list('deployerRoles') ? { deployerRoles: list('deployerRoles') } : {}),
     ...(list('tableReplicaRegions') ? { tableReplicaRegions: list('tableReplicaRegions') } : {}),
-    existing: {
-      ...(context('existingTableName') ? { tableName: context('existingTableName') } : {}),
-      ...(context('existingAuditTableName') ? { auditTableName: context('existingAuditTableName') } : {}),
-      ...(context('existingApiKeySecretArn') ? { apiKeySecretArn: context('existingApiKeySecretArn') } : {}),
-      ...(context('existingHashKeySecretArn')
-        ? { hashKeySecretArn: context('existingHashKeySecretArn') }
-        : {}),
-      ...(context('existingVapidKeysSecretArn')
-        ? { vapidKeysSecretArn: context('existingVapidKeysSecretArn') }
-        : {}),
-      ...(context('existingKeyArn') ? { keyArn: context('existingKeyArn') } : {}),
-    },
+    existing: Object.fromEntries(
+      Object.entries(existingResourceOptions).flatMap(([field, option]) => {
+        const value = context(option);
+        return value ? [[field, value]] : [];
+      }),
+    ),
     ...(rateLimit || burstLimit
       ? { throttle: { rateLimit: rateLimit ?? 100, burstLimit: burstLimit ?? 200 } }
       : {}),

@@ -1,10 +1,11 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { AttributeType, Billing, type ITable, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { type Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { type ITable, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import { serviceTableProps } from '#infra/service-table';
+import { thresholdAlarm } from '#infra/threshold-alarm';
 import { auditFailureMetric } from '#shared/audit/audit-record';
-import { partitionKeyName, sortKeyName, timeToLiveAttribute } from '#shared/store/table-definition';
 
 export interface AuditStoreProps {
   /** What becomes of the table when the stack goes: anything but DESTROY keeps it and refuses its deletion. */
@@ -48,21 +49,14 @@ export class AuditStore extends Construct {
     this.table =
       props.existingTable ??
       new TableV2(this, 'Table', {
-        partitionKey: { name: partitionKeyName, type: AttributeType.STRING },
-        sortKey: { name: sortKeyName, type: AttributeType.STRING },
-        billing: Billing.onDemand(),
-        timeToLiveAttribute,
-        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-        encryption: TableEncryptionV2.awsManagedKey(),
-        deletionProtection: props.removalPolicy !== RemovalPolicy.DESTROY,
-        removalPolicy: props.removalPolicy,
+        ...serviceTableProps(props.removalPolicy),
         resourcePolicy: appendOnly,
         ...(props.replicaRegions.length
           ? { replicas: props.replicaRegions.map((region) => ({ region, resourcePolicy: appendOnly })) }
           : {}),
       });
-    this.alarm = new Alarm(this, 'AuditRecordsNotWritten', {
-      alarmDescription:
+    this.alarm = thresholdAlarm(this, 'AuditRecordsNotWritten', {
+      description:
         'A function could not write an audit record; the record is in its log (message "Audit record not written").',
       metric: new Metric({
         namespace: props.metricsNamespace,
@@ -73,8 +67,6 @@ export class AuditStore extends Construct {
       }),
       threshold: 1,
       evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
   }
 }

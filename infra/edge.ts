@@ -1,11 +1,5 @@
 import { Arn, ArnFormat, Aws, CfnRule, Duration, Fn, RemovalPolicy, Stack, Stage, Token } from 'aws-cdk-lib';
-import {
-  Alarm,
-  ComparisonOperator,
-  MathExpression,
-  Metric,
-  TreatMissingData,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { type Alarm, MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
@@ -28,6 +22,7 @@ import { Construct } from 'constructs';
 import { acknowledgeEdgeFindings } from '#infra/nag-suppressions';
 import { OriginSecrets } from '#infra/origin-secrets';
 import type { FunctionRoles } from '#infra/route-function';
+import { thresholdAlarm } from '#infra/threshold-alarm';
 import { originSecretsVariable, originVerifyHeader } from '#shared/http/middlewares/edge-origin';
 
 /** What the edge allows per source address, in requests per five minutes (WAF's rate-based rule window). */
@@ -351,7 +346,7 @@ class EdgeFirewall extends Construct {
         statistic: 'Sum',
         period: Duration.minutes(5),
       });
-    this.tooManyRequestsAlarm = new Alarm(this, 'TooManyRequests', {
+    this.tooManyRequestsAlarm = thresholdAlarm(this, 'TooManyRequests', {
       metric: new MathExpression({
         expression: 'FILL(publicRoutes, 0) + FILL(everyPath, 0)',
         usingMetrics: {
@@ -363,11 +358,9 @@ class EdgeFirewall extends Construct {
       }),
       threshold: props.tooManyRequestsThreshold,
       evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-      alarmDescription:
+      description:
         `${props.tooManyRequestsThreshold} or more requests answered 429 by the edge in 5 minutes: an address went ` +
-        'over WAF\'s per-address rate (edgeRateLimit, edgePublicRateLimit)',
+        "over WAF's per-address rate (edgeRateLimit, edgePublicRateLimit)",
     });
 
     // WAF writes only to a log group whose name starts with aws-waf-logs-. Only what a rule blocked or counted is

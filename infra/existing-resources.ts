@@ -6,22 +6,26 @@ import type { MfaAuthorizationServiceProps } from '#infra/mfa-authorization-serv
 
 /**
  * Resources a deployment adopts instead of making them, by name or ARN: what a destroyed stack retained, or a second
- * region's replicas. Each is the `-c existing…` option of its name.
+ * region's replicas. Each is the `-c` option {@link existingResourceOptions} names.
  */
 export interface ExistingResources {
-  /** `-c existingTableName` */
   readonly tableName?: string;
-  /** `-c existingAuditTableName` */
   readonly auditTableName?: string;
-  /** `-c existingApiKeySecretArn` */
   readonly apiKeySecretArn?: string;
-  /** `-c existingHashKeySecretArn` */
   readonly hashKeySecretArn?: string;
-  /** `-c existingVapidKeysSecretArn` */
   readonly vapidKeysSecretArn?: string;
-  /** `-c existingKeyArn` */
   readonly keyArn?: string;
 }
+
+/** The context option (`-c <name>=…`) of each existing resource. */
+export const existingResourceOptions = {
+  tableName: 'existingTableName',
+  auditTableName: 'existingAuditTableName',
+  apiKeySecretArn: 'existingApiKeySecretArn',
+  hashKeySecretArn: 'existingHashKeySecretArn',
+  vapidKeysSecretArn: 'existingVapidKeysSecretArn',
+  keyArn: 'existingKeyArn',
+} as const satisfies Record<keyof ExistingResources, string>;
 
 type AdoptedProps = Pick<
   MfaAuthorizationServiceProps,
@@ -52,8 +56,15 @@ export function adoptExisting(stack: Stack, existing: ExistingResources): Adopte
     arn: /^arn:[\w-]+:secretsmanager:([a-z0-9-]+):(\d{12}):secret:.+-[A-Za-z0-9]{6}$/,
   };
   const keyArn = { name: 'a KMS key', arn: /^arn:[\w-]+:kms:([a-z0-9-]+):(\d{12}):key\/[\w-]+$/ };
-  const secret = (option: string, id: string, arn: string) =>
-    Secret.fromSecretCompleteArn(stack, id, checked(option, arn, secretArn));
+  const secret = (field: 'apiKeySecretArn' | 'hashKeySecretArn' | 'vapidKeysSecretArn', id: string) => {
+    const arn = existing[field];
+    return arn
+      ? Secret.fromSecretCompleteArn(stack, id, checked(existingResourceOptions[field], arn, secretArn))
+      : undefined;
+  };
+  const apiKeySecret = secret('apiKeySecretArn', 'ExistingApiKeySecret');
+  const hashKeySecret = secret('hashKeySecretArn', 'ExistingHashKeySecret');
+  const vapidKeysSecret = secret('vapidKeysSecretArn', 'ExistingVapidKeysSecret');
   return {
     ...(existing.tableName
       ? { table: TableV2.fromTableName(stack, 'ExistingTable', existing.tableName) }
@@ -61,33 +72,15 @@ export function adoptExisting(stack: Stack, existing: ExistingResources): Adopte
     ...(existing.auditTableName
       ? { auditTable: TableV2.fromTableName(stack, 'ExistingAuditTable', existing.auditTableName) }
       : {}),
-    ...(existing.apiKeySecretArn
-      ? { apiKeySecret: secret('existingApiKeySecretArn', 'ExistingApiKeySecret', existing.apiKeySecretArn) }
-      : {}),
-    ...(existing.hashKeySecretArn
-      ? {
-          hashKeySecret: secret(
-            'existingHashKeySecretArn',
-            'ExistingHashKeySecret',
-            existing.hashKeySecretArn,
-          ),
-        }
-      : {}),
-    ...(existing.vapidKeysSecretArn
-      ? {
-          vapidKeysSecret: secret(
-            'existingVapidKeysSecretArn',
-            'ExistingVapidKeysSecret',
-            existing.vapidKeysSecretArn,
-          ),
-        }
-      : {}),
+    ...(apiKeySecret ? { apiKeySecret } : {}),
+    ...(hashKeySecret ? { hashKeySecret } : {}),
+    ...(vapidKeysSecret ? { vapidKeysSecret } : {}),
     ...(existing.keyArn
       ? {
           secretsKey: Key.fromKeyArn(
             stack,
             'ExistingKey',
-            checked('existingKeyArn', existing.keyArn, keyArn),
+            checked(existingResourceOptions.keyArn, existing.keyArn, keyArn),
           ),
         }
       : {}),

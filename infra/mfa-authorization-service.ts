@@ -9,7 +9,7 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
-import { AttributeType, Billing, type ITable, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { type ITable, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { FilterPattern, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -27,6 +27,7 @@ import { type AlarmThresholds, defaultAlarmThresholds, Monitoring } from '#infra
 import { acknowledgeFindings } from '#infra/nag-suppressions';
 import { applyRouteThrottles } from '#infra/route-throttles';
 import { serviceName } from '#infra/service-function';
+import { serviceTableProps } from '#infra/service-table';
 import {
   FunctionRoles,
   grantAccess,
@@ -52,7 +53,6 @@ import {
 } from '#infra/routes';
 import type { ApiKeySize } from '#shared/api-keys/key-ring';
 import { defaultAuditRetentionDays } from '#shared/audit/audit-record';
-import { partitionKeyName, sortKeyName, timeToLiveAttribute } from '#shared/store/table-definition';
 
 // What an app that embeds the service needs to fill its props.
 export { edgeDefaults, type EdgeSettings } from '#infra/edge';
@@ -173,7 +173,6 @@ export class MfaAuthorizationService extends Construct {
   constructor(scope: Construct, id: string, props: MfaAuthorizationServiceProps = {}) {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    const deletionProtection = removalPolicy !== RemovalPolicy.DESTROY;
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
     const alarmThresholds = { ...defaultAlarmThresholds, ...props.alarmThresholds };
 
@@ -181,15 +180,8 @@ export class MfaAuthorizationService extends Construct {
     const table =
       props.table ??
       new TableV2(this, 'Table', {
-        partitionKey: { name: partitionKeyName, type: AttributeType.STRING },
-        sortKey: { name: sortKeyName, type: AttributeType.STRING },
-        billing: Billing.onDemand(),
-        timeToLiveAttribute,
+        ...serviceTableProps(removalPolicy),
         globalSecondaryIndexes: [announcementIndex],
-        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-        encryption: TableEncryptionV2.awsManagedKey(),
-        deletionProtection,
-        removalPolicy,
         ...(replicas.length ? { replicas } : {}),
       });
     this.table = table;
@@ -439,7 +431,9 @@ export class MfaAuthorizationService extends Construct {
       const edgeStack = Stack.of(edge.tooManyRequestsAlarm);
       if (edgeStack === Stack.of(this)) monitoring.notifyOf(edge.tooManyRequestsAlarm);
       else if (props.alarmEmail) {
-        new AlarmTopic(edgeStack, 'AlarmTopic', { email: props.alarmEmail }).notify(edge.tooManyRequestsAlarm);
+        new AlarmTopic(edgeStack, 'AlarmTopic', { email: props.alarmEmail }).notify(
+          edge.tooManyRequestsAlarm,
+        );
       }
     }
     acknowledgeFindings(this, { apiKeySecrets: Object.values(keyCustody.secrets) });

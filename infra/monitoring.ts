@@ -1,12 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import type { HttpApi, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
-import {
-  Alarm,
-  ComparisonOperator,
-  MathExpression,
-  Metric,
-  TreatMissingData,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { type Alarm, MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { type IFilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
@@ -14,6 +8,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { AlarmTopic } from '#infra/alarm-topic';
 import { ServiceDashboard } from '#infra/dashboard';
+import { thresholdAlarm, type ThresholdAlarmOptions } from '#infra/threshold-alarm';
 
 /** When the alarms on refused requests, slow answers and saturation go off. */
 export interface AlarmThresholds {
@@ -109,7 +104,8 @@ export class Monitoring extends Construct {
       }),
       threshold: 1,
       evaluationPeriods: 1,
-      description: 'An API request answered 5xx in 5 minutes of fewer than 20 requests, which the 5xx rate does not see',
+      description:
+        'An API request answered 5xx in 5 minutes of fewer than 20 requests, which the 5xx rate does not see',
     });
     const clientErrors = props.stage.metricClientError({ period: fiveMinutes, statistic: 'Sum' });
     this.alarm('Api4xxRate', {
@@ -309,24 +305,7 @@ export class Monitoring extends Construct {
     this.alarmTopic?.notify(alarm);
   }
 
-  private alarm(
-    id: string,
-    options: {
-      metric: Metric | MathExpression;
-      threshold: number;
-      evaluationPeriods: number;
-      description: string;
-    },
-  ): void {
-    this.alarms.push(
-      new Alarm(this, id, {
-        metric: options.metric,
-        threshold: options.threshold,
-        evaluationPeriods: options.evaluationPeriods,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-        alarmDescription: options.description,
-      }),
-    );
+  private alarm(id: string, options: ThresholdAlarmOptions): void {
+    this.alarms.push(thresholdAlarm(this, id, options));
   }
 }

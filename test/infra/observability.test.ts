@@ -45,6 +45,26 @@ function alarmNamed(description: RegExp): Record<string, unknown> {
   return found[0]?.[1].Properties ?? {};
 }
 
+/** An alarm on metric math over the stage's metrics: its expression, and the API Gateway metric it reads as `id`. */
+function expectMathAlarm(
+  alarm: Record<string, unknown>,
+  expression: string,
+  read: { readonly id: string; readonly metricName: string; readonly stat: string },
+): void {
+  expect(alarm.Metrics).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ Expression: expression }),
+      expect.objectContaining({
+        Id: read.id,
+        MetricStat: expect.objectContaining({
+          Metric: expect.objectContaining({ Namespace: 'AWS/ApiGateway', MetricName: read.metricName }),
+          Stat: read.stat,
+        }),
+      }),
+    ]),
+  );
+}
+
 /** The `Ref` or `Fn::GetAtt` target of a CloudFormation value. */
 const logicalIdOf = (value: unknown) =>
   JSON.stringify(value).match(/"(?:Ref|Fn::GetAtt)":\s*\[?"([A-Za-z0-9]+)"/)?.[1];
@@ -122,18 +142,11 @@ describe('the alarms', () => {
       EvaluationPeriods: 3,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
-    expect(alarm.Metrics).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ Expression: 'IF(requests >= 20, latency, 0)' }),
-        expect.objectContaining({
-          Id: 'latency',
-          MetricStat: expect.objectContaining({
-            Metric: expect.objectContaining({ Namespace: 'AWS/ApiGateway', MetricName: 'Latency' }),
-            Stat: 'p99',
-          }),
-        }),
-      ]),
-    );
+    expectMathAlarm(alarm, 'IF(requests >= 20, latency, 0)', {
+      id: 'latency',
+      metricName: 'Latency',
+      stat: 'p99',
+    });
   });
 
   it('alarm on throttled reads and writes of the table', () => {
@@ -187,17 +200,7 @@ describe('the alarms', () => {
   it('alarm on any 5xx answer in a quiet five minutes, which the 5xx rate leaves out', () => {
     const alarm = alarmNamed(/fewer than 20 requests/);
     expect(alarm).toMatchObject({ Threshold: 1, EvaluationPeriods: 1 });
-    expect(alarm.Metrics).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ Expression: 'IF(requests < 20, errors, 0)' }),
-        expect.objectContaining({
-          Id: 'errors',
-          MetricStat: expect.objectContaining({
-            Metric: expect.objectContaining({ Namespace: 'AWS/ApiGateway', MetricName: '5xx' }),
-          }),
-        }),
-      ]),
-    );
+    expectMathAlarm(alarm, 'IF(requests < 20, errors, 0)', { id: 'errors', metricName: '5xx', stat: 'Sum' });
   });
 
   it('alarm when the every-minute announcement sweep keeps failing', () => {
