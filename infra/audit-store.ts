@@ -1,16 +1,19 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { type Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { type ITable, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { serviceTableProps } from '#infra/service-table';
+import { thresholdAlarm } from '#infra/threshold-alarm';
 import { auditFailureMetric } from '#shared/audit/audit-record';
-import { partitionKeyName, sortKeyName, timeToLiveAttribute } from '#shared/store/table-definition';
 
 export interface AuditStoreProps {
-  /** Keep the table when the stack is deleted, and refuse its deletion. */
-  readonly protectData: boolean;
+  /** What becomes of the table when the stack goes: anything but DESTROY keeps it and refuses its deletion. */
+  readonly removalPolicy: RemovalPolicy;
+  /** A table that already holds the trail (one a destroyed stack retained, or a replica), used instead of a new one. */
+  readonly existingTable?: ITable;
+  /** Regions in which the table gets a replica, with the same resource policy. */
+  readonly replicaRegions: readonly string[];
   readonly metricsNamespace: string;
   /** The `service` dimension of the functions' own metrics. */
   readonly serviceName: string;
@@ -25,36 +28,35 @@ export interface AuditStoreProps {
  * so nobody is locked out of their own table.
  */
 export class AuditStore extends Construct {
-  readonly table: TableV2;
+  readonly table: ITable;
   /** Goes off when a function could not write a record and logged it instead (shared/audit/write-audit-record.ts). */
   readonly alarm: Alarm;
 
   constructor(scope: Construct, id: string, props: AuditStoreProps) {
     super(scope, id);
-    this.table = new TableV2(this, 'Table', {
-      partitionKey: { name: partitionKeyName, type: AttributeType.STRING },
-      sortKey: { name: sortKeyName, type: AttributeType.STRING },
-      billing: Billing.onDemand(),
-      timeToLiveAttribute,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: TableEncryptionV2.awsManagedKey(),
-      deletionProtection: props.protectData,
-      removalPolicy: props.protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-      resourcePolicy: new PolicyDocument({
-        statements: [
-          new PolicyStatement({
-            sid: 'AppendOnly',
-            effect: Effect.DENY,
-            principals: [new AnyPrincipal()],
-            actions: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
-            // A table's resource policy names the table as `*`: its own ARN is not known before it exists.
-            resources: ['*'],
-          }),
-        ],
-      }),
+    const appendOnly = new PolicyDocument({
+      statements: [
+        new PolicyStatement({
+          sid: 'AppendOnly',
+          effect: Effect.DENY,
+          principals: [new AnyPrincipal()],
+          actions: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+          // A table's resource policy names the table as `*`: its own ARN is not known before it exists.
+          resources: ['*'],
+        }),
+      ],
     });
-    this.alarm = new Alarm(this, 'AuditRecordsNotWritten', {
-      alarmDescription:
+    this.table =
+      props.existingTable ??
+      new TableV2(this, 'Table', {
+        ...serviceTableProps(props.removalPolicy),
+        resourcePolicy: appendOnly,
+        ...(props.replicaRegions.length
+          ? { replicas: props.replicaRegions.map((region) => ({ region, resourcePolicy: appendOnly })) }
+          : {}),
+      });
+    this.alarm = thresholdAlarm(this, 'AuditRecordsNotWritten', {
+      description:
         'A function could not write an audit record; the record is in its log (message "Audit record not written").',
       metric: new Metric({
         namespace: props.metricsNamespace,
@@ -65,14 +67,6 @@ export class AuditStore extends Construct {
       }),
       threshold: 1,
       evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-  }
-
-  /** Sends the alarm where the stack's monitoring sends its own: its alarm topic, when it has one (an alarm e-mail). */
-  notifyLike(monitoring: Construct): void {
-    const topic = monitoring.node.tryFindChild('AlarmTopic');
-    if (topic instanceof Topic) this.alarm.addAlarmAction(new SnsAction(topic));
   }
 }

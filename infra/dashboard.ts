@@ -11,7 +11,7 @@ import {
   Stats,
   TextWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import { type ITableV2, Operation } from 'aws-cdk-lib/aws-dynamodb';
+import { type ITable, Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -21,7 +21,7 @@ export interface ServiceDashboardProps {
   readonly stage: HttpStage;
   /** Requests answered 429, counted from the access log. */
   readonly tooManyRequests: IMetric;
-  readonly table: ITableV2;
+  readonly table: ITable;
   readonly queues: readonly { readonly name: string; readonly queue: IQueue; readonly deadLetters: IQueue }[];
   readonly workers: readonly { readonly name: string; readonly worker: IFunction }[];
   readonly metricsNamespace: string;

@@ -1,4 +1,5 @@
-import { App, Arn, ArnFormat, Aws, CfnRule, Fn, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { Arn, ArnFormat, Aws, CfnRule, Duration, Fn, RemovalPolicy, Stack, Stage, Token } from 'aws-cdk-lib';
+import { type Alarm, MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
@@ -19,6 +20,9 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { CfnLoggingConfiguration, CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { acknowledgeEdgeFindings } from '#infra/nag-suppressions';
+import { OriginSecrets } from '#infra/origin-secrets';
+import type { FunctionRoles } from '#infra/route-function';
+import { thresholdAlarm } from '#infra/threshold-alarm';
 import { originSecretsVariable, originVerifyHeader } from '#shared/http/middlewares/edge-origin';
 
 /** What the edge allows per source address, in requests per five minutes (WAF's rate-based rule window). */
@@ -60,6 +64,10 @@ export interface EdgeProps {
   /** Served by CloudFront, with an ACM certificate that must be in us-east-1. */
   readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
   readonly logRetention: RetentionDays;
+  /** Where the origin secrets' custom resource gets its roles and log group. */
+  readonly roles: FunctionRoles;
+  /** Requests WAF's rate rules answer 429 in 5 minutes that raise the edge's 429 alarm. */
+  readonly tooManyRequestsThreshold: number;
 }
 
 /**
@@ -70,6 +78,11 @@ export interface EdgeProps {
  */
 export class Edge extends Construct {
   readonly distribution: Distribution;
+  /**
+   * Goes off when WAF's per-address rates answer 429: it lives beside the web ACL, in us-east-1 where WAF publishes a
+   * CloudFront web ACL's metrics, so it is in the service's stack only when that is in us-east-1 too.
+   */
+  readonly tooManyRequestsAlarm: Alarm;
   /** What clients are given: the custom domain, or the distribution's domain. */
   readonly baseUrl: string;
   private readonly acceptedSecrets: string;
@@ -92,9 +105,8 @@ export class Edge extends Construct {
       );
     }
 
-    // The value CloudFront sends and the next one. Each is made by CloudFormation and resolved into CloudFront's
-    // origin header and the functions' environment by dynamic reference: the template holds only the reference, and
-    // no function reads Secrets Manager on a cold start, so even a refusal costs no network call.
+    // The value CloudFront sends and the next one, made by CloudFormation. CloudFront's origin header takes the first
+    // by dynamic reference, the template's only one; the functions take both from a custom resource that reads them.
     const generation = settings.originSecretGeneration;
     const [sent, next] = [generation, generation + 1].map(
       (n) =>
@@ -104,13 +116,21 @@ export class Edge extends Construct {
           removalPolicy: RemovalPolicy.DESTROY,
         }),
     ) as [Secret, Secret];
-    this.acceptedSecrets = `${sent.secretValue.unsafeUnwrap()} ${next.secretValue.unsafeUnwrap()}`;
+    this.acceptedSecrets = new OriginSecrets(this, 'OriginSecrets', {
+      secrets: [sent, next],
+      roles: props.roles,
+    }).accepted;
 
-    const webAcl = new EdgeFirewall(webAclScope(this), 'EdgeFirewall', {
+    const firewallScope = webAclScope(this);
+    const webAcl = new EdgeFirewall(firewallScope, 'EdgeFirewall', {
       settings,
       logRetention: props.logRetention,
-      namePrefix: stack.stackName,
+      // The web ACL's own stack's name, which says the region of a service outside us-east-1: two services of the
+      // same stack name in two regions get a log group and metrics each.
+      namePrefix: Stack.of(firewallScope).stackName,
+      tooManyRequestsThreshold: props.tooManyRequestsThreshold,
     });
+    this.tooManyRequestsAlarm = webAcl.tooManyRequestsAlarm;
 
     const certificateArn = props.customDomain?.certificateArn;
     if (certificateArn && !Token.isUnresolved(certificateArn)) {
@@ -177,15 +197,17 @@ export class Edge extends Construct {
 }
 
 /**
- * Where the web ACL goes: a CloudFront web ACL lives in us-east-1. A stack in us-east-1 holds it itself; a stack in
- * another region gets a small stack of its own pinned to us-east-1 (the app must set crossRegionReferences). A stack
- * synthesized without a region (offline) holds it too, with a rule that refuses a deployment anywhere but us-east-1:
- * synthesize with the target region (CDK_DEFAULT_REGION, as `cdk deploy` does) to get the separate stack.
+ * Where the web ACL goes: a CloudFront web ACL lives in us-east-1. A service in us-east-1 holds it itself; a service in
+ * another region gets a small stack of its own pinned to us-east-1, beside its stack in the same app or stage (its
+ * stack must set crossRegionReferences). A stack synthesized without a region (offline) holds it too, with a rule that
+ * refuses a deployment anywhere but us-east-1: synthesize with the target region (CDK_DEFAULT_REGION, as `cdk deploy`
+ * does) to get the separate stack.
  */
 function webAclScope(edge: Edge): Construct {
+  const service = edge.node.scope as Construct;
   const stack = Stack.of(edge);
   if (Token.isUnresolved(stack.region)) {
-    new CfnRule(stack, 'EdgeFirewallNeedsUsEast1', {
+    new CfnRule(service, 'EdgeFirewallNeedsUsEast1', {
       assertions: [
         {
           assert: Fn.conditionEquals(Aws.REGION, 'us-east-1'),
@@ -196,18 +218,29 @@ function webAclScope(edge: Edge): Construct {
         },
       ],
     });
-    return stack;
+    return service;
   }
-  if (stack.region === 'us-east-1') return stack;
-  const app = stack.node.scope;
-  if (!(app instanceof App)) throw new Error('The edge stack goes beside the service stack, in its app');
-  const id = `${stack.node.id}Edge`;
-  const existing = app.node.tryFindChild(id);
+  if (stack.region === 'us-east-1') return service;
+  const owner = stack.nestedStackParent ?? stack;
+  if (!owner._crossRegionReferences) {
+    throw new Error(
+      `The edge of a service in ${stack.region} puts its web ACL in a stack of its own in us-east-1, which the ` +
+        `stack ${owner.stackName} must be allowed to reference: create that stack with crossRegionReferences: true.`,
+    );
+  }
+  const stage = Stage.of(owner) ?? owner.node.root;
+  // Named after the stack's path in its stage: `MfaAuthorizationService` → `MfaAuthorizationServiceEdge`.
+  const id = `${owner.node.scopes
+    .slice(stage.node.scopes.length)
+    .map((scope) => scope.node.id)
+    .join('')}Edge`;
+  const existing = stage.node.tryFindChild(id);
   if (existing) return existing;
-  return new Stack(app, id, {
-    stackName: `${stack.stackName}-edge`,
-    description: `AWS WAF web ACL of ${stack.stackName}'s CloudFront distribution (CloudFront web ACLs live in us-east-1)`,
-    env: { ...(Token.isUnresolved(stack.account) ? {} : { account: stack.account }), region: 'us-east-1' },
+  return new Stack(stage, id, {
+    // The region in the name: a second region's service of the same stack name gets a web ACL stack of its own.
+    stackName: `${owner.stackName}-edge-${owner.region}`,
+    description: `AWS WAF web ACL of ${owner.stackName}'s CloudFront distribution (CloudFront web ACLs live in us-east-1)`,
+    env: { ...(Token.isUnresolved(owner.account) ? {} : { account: owner.account }), region: 'us-east-1' },
     crossRegionReferences: true,
   });
 }
@@ -215,12 +248,15 @@ function webAclScope(edge: Edge): Construct {
 interface EdgeFirewallProps {
   readonly settings: EdgeSettings;
   readonly logRetention: RetentionDays;
+  /** Names the log group and the web ACL's metrics, unique to the web ACL's stack. */
   readonly namePrefix: string;
+  readonly tooManyRequestsThreshold: number;
 }
 
 /** The web ACL: managed rule groups first, then the per-address rates; its blocked requests logged. */
 class EdgeFirewall extends Construct {
   readonly arn: string;
+  readonly tooManyRequestsAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: EdgeFirewallProps) {
     super(scope, id);
@@ -256,7 +292,7 @@ class EdgeFirewall extends Construct {
       description: 'MFA authorization API: reputation, known bad inputs, per-address rates',
       defaultAction: { allow: {} },
       customResponseBodies: { tooMany: { contentType: 'APPLICATION_JSON', content: tooManyRequestsBody } },
-      visibilityConfig: visibility('MfaAuthorizationEdge'),
+      visibilityConfig: visibility(props.namePrefix),
       rules: [
         managed(0, 'AWSManagedRulesAmazonIpReputationList'),
         managed(1, 'AWSManagedRulesKnownBadInputsRuleSet'),
@@ -301,6 +337,31 @@ class EdgeFirewall extends Construct {
       ],
     });
     this.arn = webAcl.attrArn;
+    const blocked = (rule: string) =>
+      new Metric({
+        namespace: 'AWS/WAFV2',
+        metricName: 'BlockedRequests',
+        // A CloudFront web ACL's metrics carry no Region dimension.
+        dimensionsMap: { WebACL: props.namePrefix, Rule: rule },
+        statistic: 'Sum',
+        period: Duration.minutes(5),
+      });
+    this.tooManyRequestsAlarm = thresholdAlarm(this, 'TooManyRequests', {
+      metric: new MathExpression({
+        expression: 'FILL(publicRoutes, 0) + FILL(everyPath, 0)',
+        usingMetrics: {
+          publicRoutes: blocked('PublicRoutesPerAddress'),
+          everyPath: blocked('EveryPathPerAddress'),
+        },
+        period: Duration.minutes(5),
+        label: 'Answered 429 by WAF',
+      }),
+      threshold: props.tooManyRequestsThreshold,
+      evaluationPeriods: 1,
+      description:
+        `${props.tooManyRequestsThreshold} or more requests answered 429 by the edge in 5 minutes: an address went ` +
+        "over WAF's per-address rate (edgeRateLimit, edgePublicRateLimit)",
+    });
 
     // WAF writes only to a log group whose name starts with aws-waf-logs-. Only what a rule blocked or counted is
     // kept, and never the Authorization header.

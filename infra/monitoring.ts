@@ -1,22 +1,14 @@
 import { Duration } from 'aws-cdk-lib';
 import type { HttpApi, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
-import {
-  Alarm,
-  ComparisonOperator,
-  MathExpression,
-  Metric,
-  TreatMissingData,
-} from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { Alias } from 'aws-cdk-lib/aws-kms';
-import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { type Alarm, MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { type IFilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
-import { Topic } from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { AlarmTopic } from '#infra/alarm-topic';
 import { ServiceDashboard } from '#infra/dashboard';
+import { thresholdAlarm, type ThresholdAlarmOptions } from '#infra/threshold-alarm';
 
 /** When the alarms on refused requests, slow answers and saturation go off. */
 export interface AlarmThresholds {
@@ -55,13 +47,15 @@ export interface MonitoringProps {
   /** The stage's access logs, and the pattern that picks their 429 lines. */
   readonly accessLogs: ILogGroup;
   readonly tooManyRequests: IFilterPattern;
-  readonly table: ITableV2;
+  readonly table: ITable;
   readonly workers: readonly IFunction[];
   readonly queue: IQueue;
   readonly deadLetterQueue: IQueue;
   readonly pushWorkers: readonly IFunction[];
   readonly pushQueue: IQueue;
   readonly pushDeadLetterQueue: IQueue;
+  /** The announcement sweep's function, which runs every minute. */
+  readonly sweep: IFunction;
   readonly metricsNamespace: string;
   /** The `service` dimension of the business metrics (POWERTOOLS_SERVICE_NAME). */
   readonly serviceName: string;
@@ -81,6 +75,7 @@ const fiveMinutes = Duration.minutes(5);
  */
 export class Monitoring extends Construct {
   readonly alarms: Alarm[] = [];
+  readonly alarmTopic?: AlarmTopic;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -98,6 +93,19 @@ export class Monitoring extends Construct {
       threshold: 1,
       evaluationPeriods: 3,
       description: '1 % or more of API requests answered 5xx for 15 minutes',
+    });
+    this.alarm('Api5xxQuiet', {
+      // Below 20 requests the rate above reads 0, so a quiet hour's failures need a count of their own.
+      metric: new MathExpression({
+        expression: 'IF(requests < 20, errors, 0)',
+        usingMetrics: { requests, errors: serverErrors },
+        period: fiveMinutes,
+        label: '5xx while quiet',
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      description:
+        'An API request answered 5xx in 5 minutes of fewer than 20 requests, which the 5xx rate does not see',
     });
     const clientErrors = props.stage.metricClientError({ period: fiveMinutes, statistic: 'Sum' });
     this.alarm('Api4xxRate', {
@@ -179,6 +187,14 @@ export class Monitoring extends Construct {
       evaluationPeriods: 1,
       description:
         'Answers announced by the sweep: their handler died before sending the event (see its logs)',
+    });
+    this.alarm('SweepErrors', {
+      // It runs every minute and the next run retries, so one failure is noise and most of five are not.
+      metric: props.sweep.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
+      threshold: 3,
+      evaluationPeriods: 1,
+      description:
+        'The announcement sweep failed 3 or more of its runs in 5 minutes: answers whose event was lost are not sent again',
     });
     this.alarm('LambdaConcurrency', {
       metric: new Metric({
@@ -279,33 +295,17 @@ export class Monitoring extends Construct {
     }
 
     if (props.alarmEmail) {
-      const topic = new Topic(this, 'AlarmTopic', {
-        enforceSSL: true,
-        masterKey: Alias.fromAliasName(this, 'SnsKey', 'alias/aws/sns'),
-      });
-      topic.addSubscription(new EmailSubscription(props.alarmEmail));
-      for (const alarm of this.alarms) alarm.addAlarmAction(new SnsAction(topic));
+      this.alarmTopic = new AlarmTopic(this, 'AlarmTopic', { email: props.alarmEmail });
+      this.alarmTopic.notify(...this.alarms);
     }
   }
 
-  private alarm(
-    id: string,
-    options: {
-      metric: Metric | MathExpression;
-      threshold: number;
-      evaluationPeriods: number;
-      description: string;
-    },
-  ): void {
-    this.alarms.push(
-      new Alarm(this, id, {
-        metric: options.metric,
-        threshold: options.threshold,
-        evaluationPeriods: options.evaluationPeriods,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-        alarmDescription: options.description,
-      }),
-    );
+  /** Sends another alarm of this stack where the monitoring's go: the alarm topic, when there is an alarm e-mail. */
+  notifyOf(alarm: Alarm): void {
+    this.alarmTopic?.notify(alarm);
+  }
+
+  private alarm(id: string, options: ThresholdAlarmOptions): void {
+    this.alarms.push(thresholdAlarm(this, id, options));
   }
 }

@@ -1,25 +1,17 @@
-import { type Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
 /**
- * The findings of cdk-nag's AwsSolutions pack this stack accepts, each with its reason, in one place. Anything else
+ * The findings of cdk-nag's AwsSolutions pack the service accepts, each with its reason, in one place. Anything else
  * it finds fails `cdk synth`.
  */
 export function acknowledgeFindings(
-  stack: Stack,
+  service: IConstruct,
   constructs: {
     readonly apiKeySecrets: readonly IConstruct[];
-    readonly apiKeyRingProvider: IConstruct;
-    readonly apiKeyRingRole: IConstruct;
   },
 ): void {
-  Validations.of(stack).acknowledge(
-    {
-      id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-      reason:
-        'AWSLambdaBasicExecutionRole allows only logs:CreateLogGroup, CreateLogStream and PutLogEvents, which each ' +
-        'function needs to write its own logs; every data permission is granted separately from the route table.',
-    },
+  Validations.of(service).acknowledge(
     {
       id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
       reason:
@@ -46,10 +38,15 @@ export function acknowledgeFindings(
         "and browsers' subscriptions are bound to the second.",
     });
   }
-  Validations.of(constructs.apiKeyRingProvider).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-IAM5[Resource::<ApiKeyRingFunction03B454C1.Arn>:*]',
+}
+
+/** The role of a custom resource's provider framework (infra/deploy-provider.ts). */
+export function acknowledgeProviderFindings(frameworkRole: IConstruct, onEventFunction: IConstruct): void {
+  const resource = onEventFunction.node.defaultChild as CfnElement;
+  Validations.of(frameworkRole).acknowledge({
+    id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${Stack.of(resource).getLogicalId(resource)}.Arn>:*]`,
     reason:
-      "The CDK provider framework may invoke any version of the key ring function; the wildcard covers only that function's qualifiers.",
+      "The CDK provider framework may invoke any version of its custom resource's function; the wildcard covers only that function's qualifiers.",
   });
 }
 

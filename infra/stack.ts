@@ -1,444 +1,58 @@
-import { CfnOutput, CustomResource, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import {
-  DomainName,
-  HttpApi,
-  HttpMethod,
-  HttpStage,
-  LogGroupLogDestination,
-} from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
-import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { FilterPattern, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { Provider } from 'aws-cdk-lib/custom-resources';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { accessLogJson } from '#infra/access-log';
-import { AnnouncementSweep, announcementIndex } from '#infra/announcement-sweep';
-import { AuditStore } from '#infra/audit-store';
-import { Edge, type EdgeSettings } from '#infra/edge';
-import { KeyCustody } from '#infra/key-custody';
-import { type AlarmThresholds, Monitoring } from '#infra/monitoring';
-import { acknowledgeFindings } from '#infra/nag-suppressions';
-import { applyRouteThrottles } from '#infra/route-throttles';
-import {
-  FunctionRoles,
-  grantAccess,
-  RouteFunction,
-  type RouteFunctionResources,
-  serviceName,
-} from '#infra/route-function';
-import {
-  consumerId,
-  fallbackRoute,
-  httpRoutes,
-  keyRingAccess,
-  loginHandlers,
-  pushConsumers,
-  pushDelivery,
-  pushQueue as pushQueueSettings,
-  type QueueConsumer,
-  routeId,
-  routeThrottles,
-  webAppRoute,
-  webhookConsumers,
-  webhookDelivery,
-  webhookQueue,
-} from '#infra/routes';
-import type { ApiKeySize } from '#shared/api-keys/key-ring';
-import { defaultAuditRetentionDays } from '#shared/audit/audit-record';
-import { partitionKeyName, sortKeyName, timeToLiveAttribute } from '#shared/store/table-definition';
+import { adoptExisting, type ExistingResources } from '#infra/existing-resources';
+import { MfaAuthorizationService, type MfaAuthorizationServiceProps } from '#infra/mfa-authorization-service';
 
-export interface AuthorizationServiceStackProps extends StackProps {
-  /** Keep the table when the stack is deleted, and refuse its deletion (default true). */
-  readonly protectData?: boolean;
-  readonly logRetention?: RetentionDays;
-  /**
-   * The API stage; `$default` (the default) serves at the API's root, any other name under `/<name>` of the API's own
-   * endpoint (a custom domain still serves at its root). The functions drop that `/<name>` from the path before the
-   * signature binding compares it, as the SDKs sign the path without their base URL's.
-   */
-  readonly stageName?: string;
-  /** Serve the API at a domain of your own, with an ACM certificate for it in the stack's region. */
-  readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
-  /** Size of the API key the deployment makes (default 2048; 3072 and 4096 cost more CPU per request). */
-  readonly apiKeyBits?: ApiKeySize;
-  /** The key-age alarm goes off once the current API key is this many days old (default 365). */
-  readonly apiKeyMaxAgeDays?: number;
-  /** Rotate the API key on a schedule, every this many days, as `admin api-key rotate` does (default: never). */
-  readonly apiKeyRotationDays?: number;
-  /**
-   * Who besides the stack's roles may read the key secrets (`admin api-key`): IAM ARNs, `*` allowed. Default: the
-   * account's IAM Identity Center roles and IAM users (see KeyCustody).
-   */
-  readonly keyAdministrators?: readonly string[];
-  /** Steady requests per second and burst the stage accepts before answering 429 (default 100 and 200). */
-  readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
-  /**
-   * Concurrency reserved for each function a login waits on ({@link loginHandlers}), so that a burst elsewhere in the
-   * account cannot take it; none by default (an account must keep 100 unreserved, and new accounts may have less).
-   */
-  readonly loginReservedConcurrency?: number;
-  /**
-   * Networks (comma-separated CIDRs) webhooks may reach although they are private, e.g. receivers inside a VPC the
-   * worker is attached to. None by default: only public addresses.
-   */
-  readonly webhookAllowedNetworks?: string;
-  /** Let webhooks go to plain http URLs (default false: https only). */
-  readonly allowHttpWebhooks?: boolean;
-  /** Where alarms are sent; without it they still change state in CloudWatch. */
-  readonly alarmEmail?: string;
-  /** When the 4xx and 429 alarms go off (defaults in {@link AlarmThresholds}). */
-  readonly alarmThresholds?: Partial<AlarmThresholds>;
-  /**
-   * The VAPID contact push services see (`sub`, RFC 8292): a real `mailto:` or `https:` URL (Apple refuses made-up
-   * ones). Default: the API's base URL.
-   */
-  readonly pushContact?: string;
-  /** Days an audit record is kept before TTL purges it (default 400). */
-  readonly auditRetentionDays?: number;
-  /**
-   * CloudFront with AWS WAF in front of the API (infra/edge.ts); the custom domain, if any, then goes on CloudFront.
-   * Absent: clients reach API Gateway directly. `cdk synth` turns it on unless `-c edge=none`.
-   */
-  readonly edge?: EdgeSettings;
-}
+export type AuthorizationServiceStackProps = StackProps &
+  MfaAuthorizationServiceProps & {
+    /** Resources to adopt instead of making them (the `-c existing…` options). */
+    readonly existing?: ExistingResources;
+  };
 
 /**
- * The service in AWS, built from the route table: one function per route behind an HTTP API, the webhook worker on
- * its queue, the table, the API key ring made at deploy time, alarms.
+ * The app's stack: the service and the outputs the admin CLI and the SDKs are given. The service's construct id is
+ * `Default`, which CDK leaves out of logical ids, so the stack's resources keep the ids they had when they were made
+ * in the stack itself.
  */
 export class AuthorizationServiceStack extends Stack {
+  readonly service: MfaAuthorizationService;
+
   constructor(scope: Construct, id: string, props: AuthorizationServiceStackProps = {}) {
     super(scope, id, props);
-    const protectData = props.protectData ?? true;
-    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
-
-    const table = new TableV2(this, 'Table', {
-      partitionKey: { name: partitionKeyName, type: AttributeType.STRING },
-      sortKey: { name: sortKeyName, type: AttributeType.STRING },
-      billing: Billing.onDemand(),
-      timeToLiveAttribute,
-      globalSecondaryIndexes: [announcementIndex],
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: TableEncryptionV2.awsManagedKey(),
-      deletionProtection: protectData,
-      removalPolicy: protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    const service = new MfaAuthorizationService(this, 'Default', {
+      ...props,
+      ...adoptExisting(this, props.existing ?? {}),
     });
-
-    const [queue, deadLetterQueue] = this.queueWithDeadLetters('Webhook', webhookQueue);
-    const [pushQueue, pushDeadLetterQueue] = this.queueWithDeadLetters('Push', pushQueueSettings);
-
-    // The API's keys, a secret per part. The values CloudFormation creates are placeholders: the ApiKeyRing custom
-    // resource below writes the real ones, which never appear in the template, an environment variable or a log.
-    const keyCustody = new KeyCustody(this, 'KeyCustody', {
-      protectData,
-      ...(props.keyAdministrators ? { administrators: props.keyAdministrators } : {}),
-    });
-    const apiKeys = keyCustody.secrets.apiKeys;
-
-    const destinationPolicyEnvironment = {
-      WEBHOOK_ALLOW_HTTP: String(props.allowHttpWebhooks ?? false),
-      WEBHOOK_ALLOWED_NETWORKS: props.webhookAllowedNetworks ?? '',
-    };
-    const auditStore = new AuditStore(this, 'Audit', {
-      protectData,
-      metricsNamespace: 'MfaAuthorization',
-      serviceName,
-    });
-    const resources: RouteFunctionResources = {
-      audit: {
-        table: auditStore.table,
-        retentionDays: props.auditRetentionDays ?? defaultAuditRetentionDays,
-      },
-      table,
-      keyCustody,
-      webhookQueue: queue,
-      webhookDeadLetterQueue: deadLetterQueue,
-      webhookDeliveryEnvironment: {
-        WEBHOOK_TIMEOUT_MS: String(webhookDelivery.timeoutMs),
-        WEBHOOK_MAX_ATTEMPTS: String(webhookDelivery.maxAttempts),
-        WEBHOOK_RETRY_BASE_SECONDS: String(webhookDelivery.retryBaseSeconds),
-        ...destinationPolicyEnvironment,
-      },
-      pushQueue,
-      pushDeadLetterQueue,
-      pushDeliveryEnvironment: {
-        PUSH_TIMEOUT_MS: String(pushDelivery.timeoutMs),
-        PUSH_MAX_ATTEMPTS: String(pushDelivery.maxAttempts),
-        PUSH_RETRY_BASE_SECONDS: String(pushDelivery.retryBaseSeconds),
-      },
-      destinationPolicyEnvironment,
-      logRetention,
-      metricsNamespace: 'MfaAuthorization',
-    };
-
-    const roles = new FunctionRoles(this, 'Roles', resources);
-    // The key ring function (and its schedule) alone may write the secrets: it gets a role of its own.
-    const keyRingRole = roles.newRole('ApiKeyRing');
-    grantAccess(keyRingRole, keyRingAccess, resources);
-    keyCustody.grantManage(keyRingRole);
-    const keyRingFunction = new RouteFunction(this, 'ApiKeyRingFunction', {
-      handler: 'deploy/api-key-ring',
-      access: keyRingAccess,
-      resources,
-      role: keyRingRole,
-      memorySize: 1024,
-      // A 4096-bit RSA key takes seconds to generate on a fraction of a vCPU.
-      timeout: Duration.minutes(2),
-    });
-    const keyRingProvider = new Provider(this, 'ApiKeyRingProvider', {
-      onEventHandler: keyRingFunction,
-      logGroup: new LogGroup(this, 'ApiKeyRingProviderLogs', {
-        retention: logRetention,
-        removalPolicy: RemovalPolicy.DESTROY,
-      }),
-    });
-    const keyRing = new CustomResource(this, 'ApiKeyRingResource', {
-      serviceToken: keyRingProvider.serviceToken,
-      resourceType: 'Custom::ApiKeyRing',
-      properties: {
-        SecretId: apiKeys.secretArn,
-        HashKeySecretId: keyCustody.secrets.hashKey.secretArn,
-        VapidKeysSecretId: keyCustody.secrets.vapidKeys.secretArn,
-        KeyBits: String(props.apiKeyBits ?? 2048),
-      },
-    });
-    const keyScheduleFunction = new RouteFunction(this, 'ApiKeyScheduleFunction', {
-      handler: 'deploy/api-key-schedule',
-      // For the secrets' variables; its role is the key ring function's, which holds the grants.
-      access: { ...keyRingAccess, apiKeys: true, hashKey: true, vapidKeys: true },
-      resources,
-      role: keyRingRole,
-      memorySize: 1024,
-      timeout: Duration.minutes(2),
-    });
-    keyScheduleFunction.addEnvironment('API_KEY_BITS', String(props.apiKeyBits ?? 2048));
-    keyCustody.schedule(keyScheduleFunction, props.apiKeyRotationDays);
-
-    const fallback = new RouteFunction(this, 'Fallback', {
-      ...fallbackRoute,
-      resources,
-      role: roles.roleFor(fallbackRoute.access),
-    });
-    // Every function behind the API, which the edge (when on) puts behind CloudFront.
-    const apiFunctions: RouteFunction[] = [fallback];
-    const api = new HttpApi(this, 'HttpApi', {
-      description: 'MFA authorization service (LaunchKey / TruValidate v3 protocol)',
-      defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback),
-      createDefaultStage: false,
-      // A custom domain on API Gateway itself leaves no reason to reach the API any other way. CloudFront's origin is
-      // the API's own endpoint, which must then stay up: the functions' origin check closes it instead.
-      disableExecuteApiEndpoint: Boolean(props.customDomain) && !props.edge,
-    });
-    for (const route of httpRoutes) {
-      const id = routeId(route);
-      const handler = new RouteFunction(this, id, {
-        handler: route.handler,
-        access: route.access,
-        resources,
-        role: roles.roleFor(route.access),
-        ...(props.loginReservedConcurrency && loginHandlers.includes(route.handler)
-          ? { reservedConcurrency: props.loginReservedConcurrency }
-          : {}),
-      });
-      apiFunctions.push(handler);
-      api.addRoutes({
-        path: route.path,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${id}Integration`, handler),
-      });
-    }
-
-    const webApp = new RouteFunction(this, 'WebAuthenticator', {
-      ...webAppRoute,
-      resources,
-      role: roles.roleFor(webAppRoute.access),
-    });
-    apiFunctions.push(webApp);
-    const webAppIntegration = new HttpLambdaIntegration('WebAuthenticatorIntegration', webApp);
-    for (const path of webAppRoute.paths) {
-      api.addRoutes({ path, methods: [HttpMethod.GET], integration: webAppIntegration });
-    }
-
-    const domainName =
-      props.customDomain && !props.edge
-        ? new DomainName(this, 'DomainName', {
-            domainName: props.customDomain.domainName,
-            certificate: Certificate.fromCertificateArn(
-              this,
-              'Certificate',
-              props.customDomain.certificateArn,
-            ),
-          })
-        : undefined;
-    const stageName = props.stageName ?? '$default';
-    // A stage named like a route's first segment would make `/<stage>/…` ambiguous to the functions, which drop a
-    // leading `/<stage>` only when the request came in under it.
-    if (
-      [...httpRoutes.map((route) => route.path), ...webAppRoute.paths].some(
-        (path) => path.split('/')[1] === stageName,
-      )
-    ) {
-      throw new Error(`stageName ${stageName} is the first segment of a route's path: choose another name`);
-    }
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention: logRetention,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    // The 429 alarm counts access log lines by the status field of this format: change both together.
-    const accessLogFormat = AccessLogFormat.custom(accessLogJson);
-    const tooManyRequests = FilterPattern.numberValue('$.status', '=', 429);
-    const stageThrottle = props.throttle ?? { rateLimit: 100, burstLimit: 200 };
-    const stage = new HttpStage(this, 'Stage', {
-      httpApi: api,
-      stageName,
-      autoDeploy: true,
-      throttle: stageThrottle,
-      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: accessLogFormat },
-      ...(domainName ? { domainMapping: { domainName } } : {}),
-    });
-    // No request is served before the deployment has its keys.
-    stage.node.addDependency(keyRing);
-    applyRouteThrottles(api, stage, routeThrottles, stageThrottle);
-    const edge = props.edge
-      ? new Edge(this, 'Edge', {
-          api,
-          stageName,
-          settings: props.edge,
-          logRetention,
-          ...(props.customDomain ? { customDomain: props.customDomain } : {}),
-        })
-      : undefined;
-    for (const fn of apiFunctions) edge?.protect(fn);
-
-    const workers = this.queueWorkers(webhookConsumers, queue, webhookDelivery.functionTimeoutSeconds, {
-      resources,
-      roles,
-    });
-    const pushWorkers = this.queueWorkers(pushConsumers, pushQueue, pushDelivery.functionTimeoutSeconds, {
-      resources,
-      roles,
-    });
-
-    new AnnouncementSweep(this, 'AnnouncementSweep', { resources, roles });
-
-    const monitoring = new Monitoring(this, 'Monitoring', {
-      api,
-      stage,
-      accessLogs,
-      tooManyRequests,
-      table,
-      workers,
-      queue,
-      deadLetterQueue,
-      pushWorkers,
-      pushQueue,
-      pushDeadLetterQueue,
-      metricsNamespace: resources.metricsNamespace,
-      serviceName,
-      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
-      ...(props.alarmThresholds ? { thresholds: props.alarmThresholds } : {}),
-      apiKeyAge: { scheduleFunction: keyScheduleFunction, maxAgeDays: props.apiKeyMaxAgeDays ?? 365 },
-    });
-    auditStore.notifyLike(monitoring);
-    acknowledgeFindings(this, {
-      apiKeySecrets: Object.values(keyCustody.secrets),
-      apiKeyRingProvider: keyRingProvider,
-      apiKeyRingRole: keyRingRole,
-    });
-
-    const baseUrl = edge
-      ? edge.baseUrl
-      : domainName
-        ? `https://${props.customDomain?.domainName}`
-        : (stage.url ?? api.apiEndpoint).replace(/\/$/, '');
-    for (const worker of pushWorkers)
-      worker.addEnvironment('PUSH_VAPID_SUBJECT', props.pushContact ?? baseUrl);
-    new CfnOutput(this, 'BaseUrl', { value: baseUrl, description: 'Base URL to give the SDKs' });
-    if (domainName || (edge && props.customDomain)) {
-      new CfnOutput(this, 'CustomDomainTarget', {
-        value: edge
-          ? edge.distribution.distributionDomainName
-          : (domainName as DomainName).regionalDomainName,
-        description: 'Point a CNAME (or alias) of the custom domain here',
-      });
-    }
-    new CfnOutput(this, 'TableName', { value: table.tableName, description: 'For `admin --table`' });
-    new CfnOutput(this, 'AuditTableName', {
-      value: auditStore.table.tableName,
-      description: 'For `admin audit --audit-table`',
-    });
-    new CfnOutput(this, 'ApiKeySecretArn', {
-      value: apiKeys.secretArn,
-      description: 'For `admin --secret-id`',
-    });
-    new CfnOutput(this, 'HashKeySecretArn', {
-      value: keyCustody.secrets.hashKey.secretArn,
-      description: 'For `admin directory push --hash-key-secret-id`',
-    });
-    new CfnOutput(this, 'ApiKeyId', {
-      value: keyRing.getAttString('CurrentKeyId'),
-      description: 'The kid of the API key the deployment made or found',
-    });
-    new CfnOutput(this, 'WebhookQueueUrl', { value: queue.queueUrl, description: 'For `admin webhooks`' });
-    new CfnOutput(this, 'WebhookDeadLetterQueueUrl', {
-      value: deadLetterQueue.queueUrl,
-      description: 'For `admin webhooks`',
-    });
-    new CfnOutput(this, 'PushQueueUrl', { value: pushQueue.queueUrl, description: 'For `admin push`' });
-    new CfnOutput(this, 'PushDeadLetterQueueUrl', {
-      value: pushDeadLetterQueue.queueUrl,
-      description: 'For `admin push`',
-    });
-  }
-
-  /** A worker per consumer of the route table on its queue, reporting each failed message of a batch on its own. */
-  private queueWorkers(
-    consumers: readonly QueueConsumer[],
-    queue: Queue,
-    timeoutSeconds: number,
-    shared: { readonly resources: RouteFunctionResources; readonly roles: FunctionRoles },
-  ): RouteFunction[] {
-    return consumers.map((consumer) => {
-      const worker = new RouteFunction(this, consumerId(consumer), {
-        handler: consumer.handler,
-        access: consumer.access,
-        resources: shared.resources,
-        role: shared.roles.roleFor(consumer.access),
-        memorySize: 512,
-        timeout: Duration.seconds(timeoutSeconds),
-      });
-      worker.addEventSource(
-        new SqsEventSource(queue, {
-          batchSize: consumer.batchSize,
-          maxBatchingWindow: Duration.seconds(consumer.maxBatchingWindowSeconds),
-          maxConcurrency: consumer.maxConcurrency,
-          reportBatchItemFailures: true,
-        }),
+    this.service = service;
+    const output = (name: string, value: string, description: string) =>
+      new CfnOutput(this, name, { value, description });
+    output('BaseUrl', service.baseUrl, 'Base URL to give the SDKs');
+    if (service.customDomainTarget) {
+      output(
+        'CustomDomainTarget',
+        service.customDomainTarget,
+        'Point a CNAME (or alias) of the custom domain here',
       );
-      return worker;
-    });
-  }
-
-  /** An event queue and its dead-letter queue, encrypted and TLS-only: `<name>Queue` and `<name>DeadLetterQueue`. */
-  private queueWithDeadLetters(
-    name: string,
-    settings: { visibilityTimeoutSeconds: number; maxReceiveCount: number; deadLetterRetentionDays: number },
-  ): [Queue, Queue] {
-    const deadLetters = new Queue(this, `${name}DeadLetterQueue`, {
-      retentionPeriod: Duration.days(settings.deadLetterRetentionDays),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
-    const queue = new Queue(this, `${name}Queue`, {
-      visibilityTimeout: Duration.seconds(settings.visibilityTimeoutSeconds),
-      deadLetterQueue: { queue: deadLetters, maxReceiveCount: settings.maxReceiveCount },
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
-    return [queue, deadLetters];
+    }
+    output('TableName', service.table.tableName, 'For `admin --table`');
+    output('AuditTableName', service.auditTable.tableName, 'For `admin audit --audit-table`');
+    output('ApiKeySecretArn', service.keyCustody.secrets.apiKeys.secretArn, 'For `admin --secret-id`');
+    output(
+      'HashKeySecretArn',
+      service.keyCustody.secrets.hashKey.secretArn,
+      'For `admin directory push --hash-key-secret-id`',
+    );
+    output(
+      'VapidKeysSecretArn',
+      service.keyCustody.secrets.vapidKeys.secretArn,
+      'For -c existingVapidKeysSecretArn, deploying again',
+    );
+    output('SecretsKeyArn', service.keyCustody.key.keyArn, 'For -c existingKeyArn, deploying again');
+    output('ApiKeyId', service.currentApiKeyId, 'The kid of the API key the deployment made or found');
+    output('WebhookQueueUrl', service.webhookQueue.queueUrl, 'For `admin webhooks`');
+    output('WebhookDeadLetterQueueUrl', service.webhookDeadLetterQueue.queueUrl, 'For `admin webhooks`');
+    output('PushQueueUrl', service.pushQueue.queueUrl, 'For `admin push`');
+    output('PushDeadLetterQueueUrl', service.pushDeadLetterQueue.queueUrl, 'For `admin push`');
+    output('FunctionLogGroupName', service.functionLogs.logGroupName, 'For `aws logs tail`');
   }
 }

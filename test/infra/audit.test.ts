@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
+import { App, RemovalPolicy } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fallbackRoute, httpRoutes, routeId } from '#infra/routes';
@@ -115,7 +115,7 @@ describe('the audit store', () => {
   });
 
   it('is destroyed with the stack and unprotected when data is not protected', () => {
-    const unprotected = synthesize({ protectData: false });
+    const unprotected = synthesize({ removalPolicy: RemovalPolicy.DESTROY });
     const [id] = Object.keys(unprotected).filter((key) => key.startsWith('AuditTable'));
     const table = unprotected[id as string] as Resource;
     expect(table.DeletionPolicy).toBe('Delete');

@@ -6,6 +6,7 @@ import { edgeDefaults } from '#infra/edge';
 import { httpRoutes, routeId, routeThrottles } from '#infra/routes';
 import { AuthorizationServiceStack, type AuthorizationServiceStackProps } from '#infra/stack';
 import { originSecretsVariable, originVerifyHeader } from '#shared/http/middlewares/edge-origin';
+import { roleStatements } from '#test/support/role-policies';
 
 interface Resource {
   readonly Type: string;
@@ -58,6 +59,19 @@ const secretReference = (logicalIdPattern: RegExp) =>
     ],
   });
 
+/**
+ * The functions' accepted origin secrets: the custom resource that reads them (functions/deploy/origin-secrets.ts,
+ * which answers their values in this order) and the value the functions' environment takes from it.
+ */
+function acceptedSecrets(template: Template): { secretIds: unknown; value: unknown } {
+  const [[id, resource] = []] = Object.entries(template.findResources('Custom::OriginSecrets')) as [
+    string,
+    Resource,
+  ][];
+  if (!id || !resource) throw new Error('no Custom::OriginSecrets resource');
+  return { secretIds: resource.Properties.SecretIds, value: { 'Fn::GetAtt': [id, 'AcceptedSecrets'] } };
+}
+
 const usEast1Certificate =
   'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555';
 const euCertificate = 'arn:aws:acm:eu-west-1:123456789012:certificate/11111111-2222-3333-4444-555555555555';
@@ -66,12 +80,6 @@ describe('the edge, on (the default of `cdk synth`)', () => {
   let template: Template;
   beforeAll(() => {
     ({ template } = synthesize({ edge: edgeDefaults }));
-  });
-
-  it("stays clear of CloudFormation's 500 resources a stack may hold, with room for a few more routes", () => {
-    // Each route costs five (function, log group, permission, route, integration): a stack near the limit fails
-    // its deploy, not its synth, so the margin is held here.
-    expect(Object.keys(template.toJSON().Resources as object).length).toBeLessThanOrEqual(485);
   });
 
   it('puts a CloudFront distribution in front of the API that caches nothing and forwards everything but Host', () => {
@@ -150,6 +158,33 @@ describe('the edge, on (the default of `cdk synth`)', () => {
     }
   });
 
+  it("alarms on WAF's 429 answers: what its two per-address rates block, at the 429 alarm's threshold", () => {
+    const [webAcl] = Object.values(template.findResources('AWS::WAFv2::WebACL')) as Resource[];
+    const webAclMetric = (webAcl?.Properties.VisibilityConfig as { MetricName: string }).MetricName;
+    const alarms = (Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[]).filter(
+      (alarm) => JSON.stringify(alarm.Properties.Metrics ?? '').includes('AWS/WAFV2'),
+    );
+    expect(alarms).toHaveLength(1);
+    const [alarm] = alarms as [Resource];
+    expect(alarm.Properties).toMatchObject({
+      Threshold: 10,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    const metrics = (
+      alarm.Properties.Metrics as { MetricStat?: { Metric: Record<string, unknown> } }[]
+    ).flatMap((metric) => (metric.MetricStat ? [metric.MetricStat.Metric] : []));
+    expect(metrics).toEqual(
+      ['PublicRoutesPerAddress', 'EveryPathPerAddress'].map((rule) => ({
+        Namespace: 'AWS/WAFV2',
+        MetricName: 'BlockedRequests',
+        Dimensions: expect.arrayContaining([
+          { Name: 'WebACL', Value: webAclMetric },
+          { Name: 'Rule', Value: rule },
+        ]),
+      })),
+    );
+  });
+
   it('logs what WAF blocks to a retained-for-a-while log group, without the Authorization header', () => {
     template.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: 'aws-waf-logs-Test' });
     template.hasResourceProperties('AWS::WAFv2::LoggingConfiguration', {
@@ -168,12 +203,14 @@ describe('the edge, on (the default of `cdk synth`)', () => {
   it("gives every function behind the API the origin secrets and CloudFront's URL, and no worker", () => {
     const { api: functions, others } = functionsOf(template);
     expect(functions.length).toBe(httpRoutes.length + 2);
+    const accepted = acceptedSecrets(template);
+    expect(accepted.secretIds).toEqual([
+      { Ref: expect.stringMatching(/^EdgeOriginSecret1/) },
+      { Ref: expect.stringMatching(/^EdgeOriginSecret2/) },
+    ]);
     for (const [, fn] of functions) {
       const variables = environmentOf(fn);
-      expect(variables[originSecretsVariable]).toBeDefined();
-      expect(JSON.stringify(variables[originSecretsVariable])).toMatch(
-        /EdgeOriginSecret1.*EdgeOriginSecret2/,
-      );
+      expect(variables[originSecretsVariable]).toEqual(accepted.value);
       expect(JSON.stringify(variables.PUBLIC_BASE_URL)).toContain('DomainName');
     }
     for (const [, fn] of others) expect(environmentOf(fn)[originSecretsVariable]).toBeUndefined();
@@ -185,6 +222,42 @@ describe('the edge, on (the default of `cdk synth`)', () => {
         ],
       },
     });
+  });
+
+  it("hands the functions the origin secrets by a custom resource: CloudFront's header holds the only reference", () => {
+    expect(JSON.stringify(template.toJSON()).match(/\{\{resolve:secretsmanager:/g)).toHaveLength(1);
+  });
+
+  it('lets only the custom resource’s function read the origin secrets, and it nothing more', () => {
+    const resources = resourcesOf(template);
+    const originSecrets = Object.keys(resources).filter((id) => /^EdgeOriginSecret\d/.test(id));
+    expect(originSecrets).toHaveLength(2);
+    const readers = [...roleStatements(resources)].filter(([, statements]) =>
+      statements.some((statement) =>
+        originSecrets.some((id) => JSON.stringify(statement.Resource).includes(id)),
+      ),
+    );
+    expect(readers).toHaveLength(1);
+    const [[readerRole, statements] = []] = readers;
+    const readingFunctions = Object.entries(resources)
+      .filter(
+        ([, resource]) =>
+          resource.Type === 'AWS::Lambda::Function' &&
+          (resource.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0] === readerRole,
+      )
+      .map(([id]) => id);
+    expect(readingFunctions).toEqual([expect.stringMatching(/^EdgeOriginSecretsFunction/)]);
+    const actions = (statements ?? []).flatMap((statement) => [statement.Action].flat());
+    expect(new Set(actions)).toEqual(
+      new Set([
+        'secretsmanager:GetSecretValue',
+        'secretsmanager:DescribeSecret',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'xray:PutTraceSegments',
+        'xray:PutTelemetryRecords',
+      ]),
+    );
   });
 
   it('keeps the API endpoint up as the origin, with no custom domain on API Gateway', () => {
@@ -207,8 +280,36 @@ describe('the edge in a region', () => {
     const edgeStack = app.node.findChild('TestEdge') as Stack;
     expect(edgeStack.region).toBe('us-east-1');
     Template.fromStack(edgeStack).resourceCountIs('AWS::WAFv2::WebACL', 1);
+    // Named for the service's region, so that one in a second region with the same stack name gets its own.
+    expect(edgeStack.stackName).toBe('Test-edge-eu-west-1');
+    Template.fromStack(edgeStack).hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: 'aws-waf-logs-Test-edge-eu-west-1',
+    });
     const rules = (template.toJSON() as { Rules?: Record<string, unknown> }).Rules ?? {};
     expect(Object.keys(rules)).not.toContain('EdgeFirewallNeedsUsEast1');
+  });
+
+  it("notifies the alarm address of the edge's 429s from a topic of the web ACL's stack, where its metrics are", () => {
+    const { app } = synthesize({
+      edge: edgeDefaults,
+      env: { account: '123456789012', region: 'eu-west-1' },
+      crossRegionReferences: true,
+      alarmEmail: 'ops@example.com',
+    });
+    const edgeTemplate = Template.fromStack(app.node.findChild('TestEdge') as Stack);
+    const [topicId] = Object.keys(edgeTemplate.findResources('AWS::SNS::Topic'));
+    edgeTemplate.hasResourceProperties('AWS::SNS::Subscription', {
+      Endpoint: 'ops@example.com',
+      Protocol: 'email',
+    });
+    edgeTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmActions: [{ Ref: topicId }] });
+    edgeTemplate.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: Match.objectLike({
+        Statement: Match.arrayWith([
+          Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' } }),
+        ]),
+      }),
+    });
   });
 
   it('keeps the web ACL in the stack itself in us-east-1', () => {
@@ -271,10 +372,13 @@ describe('rotating the origin secret', () => {
       }),
     });
     const distributionId = Object.keys(template.findResources('AWS::CloudFront::Distribution'))[0] as string;
+    const accepted = acceptedSecrets(template);
+    expect(accepted.secretIds).toEqual([
+      { Ref: expect.stringMatching(/^EdgeOriginSecret2/) },
+      { Ref: expect.stringMatching(/^EdgeOriginSecret3/) },
+    ]);
     for (const [, fn] of apiFunctions(template)) {
-      expect(JSON.stringify(environmentOf(fn)[originSecretsVariable])).toMatch(
-        /EdgeOriginSecret2.*EdgeOriginSecret3/,
-      );
+      expect(environmentOf(fn)[originSecretsVariable]).toEqual(accepted.value);
       expect(fn.DependsOn).toContain(distributionId);
     }
     expect(Object.keys(template.findResources('AWS::SecretsManager::Secret')).join()).not.toMatch(

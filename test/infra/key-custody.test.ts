@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { App, Validations } from 'aws-cdk-lib';
+import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -274,7 +274,7 @@ describe('the customer-managed key', () => {
 });
 
 describe('retention', () => {
-  it('keeps the secrets and the key when the stack goes, like the table, unless protectData is off', () => {
+  it('keeps the secrets and the key when the stack goes, like the table, unless the removal policy is DESTROY', () => {
     const kept = [...Object.values(secretIds()), keyLogicalId()];
     expect(kept).toHaveLength(4);
     for (const id of kept)
@@ -282,7 +282,7 @@ describe('retention', () => {
         'Retain',
         'Retain',
       ]);
-    const unprotected = synthesize({ protectData: false }).resources;
+    const unprotected = synthesize({ removalPolicy: RemovalPolicy.DESTROY }).resources;
     for (const id of kept) expect(unprotected[id]?.DeletionPolicy).toBe('Delete');
   });
 

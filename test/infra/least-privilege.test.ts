@@ -3,6 +3,7 @@ import { App } from 'aws-cdk-lib';
 import type { CfnResource, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Construct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableActions } from '#infra/route-function';
 import {
@@ -33,6 +34,8 @@ interface Resource {
 }
 
 let stack: Stack;
+/** The service inside the stack, whose children are the functions and the table. */
+let service: Construct;
 let resources: Record<string, Resource>;
 let tableId: string;
 
@@ -42,13 +45,15 @@ beforeAll(() => {
   process.env.TMPDIR = '.tmp';
   // Skip bundling: the policies are the same, and `cdk synth` bundles for real.
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
-  stack = new AuthorizationServiceStack(app, 'Test');
+  const serviceStack = new AuthorizationServiceStack(app, 'Test');
+  stack = serviceStack;
+  service = serviceStack.service;
   resources = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
   tableId = logicalIdOf('Table');
 });
 
 function logicalIdOf(path: string): string {
-  const construct = stack.node.findChild(path);
+  const construct = service.node.findChild(path);
   return stack.getLogicalId(construct.node.defaultChild as CfnResource);
 }
 
@@ -69,11 +74,12 @@ function functionsWithTheirRows(): { id: string; access: Access }[] {
   ];
 }
 
-const cfnFunction = (functionId: string) => stack.node.findChild(functionId).node.defaultChild as CfnResource;
+const cfnFunction = (functionId: string) =>
+  service.node.findChild(functionId).node.defaultChild as CfnResource;
 
 /** The statements of every policy on a function's role: its own inline ones and those attached to it. */
 function statementsOf(functionId: string): Statement[] {
-  const fn = stack.node.findChild(functionId) as unknown as IFunction;
+  const fn = service.node.findChild(functionId) as unknown as IFunction;
   const role = fn.role?.node.defaultChild as CfnResource | undefined;
   if (!role) throw new Error(`${functionId} has no role of the stack's`);
   const roleId = stack.getLogicalId(role);

@@ -45,6 +45,26 @@ function alarmNamed(description: RegExp): Record<string, unknown> {
   return found[0]?.[1].Properties ?? {};
 }
 
+/** An alarm on metric math over the stage's metrics: its expression, and the API Gateway metric it reads as `id`. */
+function expectMathAlarm(
+  alarm: Record<string, unknown>,
+  expression: string,
+  read: { readonly id: string; readonly metricName: string; readonly stat: string },
+): void {
+  expect(alarm.Metrics).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ Expression: expression }),
+      expect.objectContaining({
+        Id: read.id,
+        MetricStat: expect.objectContaining({
+          Metric: expect.objectContaining({ Namespace: 'AWS/ApiGateway', MetricName: read.metricName }),
+          Stat: read.stat,
+        }),
+      }),
+    ]),
+  );
+}
+
 /** The `Ref` or `Fn::GetAtt` target of a CloudFormation value. */
 const logicalIdOf = (value: unknown) =>
   JSON.stringify(value).match(/"(?:Ref|Fn::GetAtt)":\s*\[?"([A-Za-z0-9]+)"/)?.[1];
@@ -122,18 +142,11 @@ describe('the alarms', () => {
       EvaluationPeriods: 3,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
-    expect(alarm.Metrics).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ Expression: 'IF(requests >= 20, latency, 0)' }),
-        expect.objectContaining({
-          Id: 'latency',
-          MetricStat: expect.objectContaining({
-            Metric: expect.objectContaining({ Namespace: 'AWS/ApiGateway', MetricName: 'Latency' }),
-            Stat: 'p99',
-          }),
-        }),
-      ]),
-    );
+    expectMathAlarm(alarm, 'IF(requests >= 20, latency, 0)', {
+      id: 'latency',
+      metricName: 'Latency',
+      stat: 'p99',
+    });
   });
 
   it('alarm on throttled reads and writes of the table', () => {
@@ -181,6 +194,25 @@ describe('the alarms', () => {
       Dimensions: [{ Name: 'service', Value: 'mfa-authorization' }],
       Statistic: 'Sum',
       Threshold: 1,
+    });
+  });
+
+  it('alarm on any 5xx answer in a quiet five minutes, which the 5xx rate leaves out', () => {
+    const alarm = alarmNamed(/fewer than 20 requests/);
+    expect(alarm).toMatchObject({ Threshold: 1, EvaluationPeriods: 1 });
+    expectMathAlarm(alarm, 'IF(requests < 20, errors, 0)', { id: 'errors', metricName: '5xx', stat: 'Sum' });
+  });
+
+  it('alarm when the every-minute announcement sweep keeps failing', () => {
+    const alarm = alarmNamed(/announcement sweep failed/);
+    const sweep = serviceFunctions().find(([id]) => id.startsWith('SweepAnnouncements'))?.[0];
+    expect(alarm).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: sweep } }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 3,
     });
   });
 
@@ -257,4 +289,51 @@ it('names every resource (`*`) only in the X-Ray statements, which admit no othe
   expect(new Set(everywhere.flatMap((statement) => [statement.Action].flat()))).toEqual(
     new Set(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']),
   );
+});
+
+describe('the alarm topic', () => {
+  it('is encrypted with a key of its own that CloudWatch alarms of the account may publish with, and every alarm notifies it', () => {
+    const notified = synthesize({ alarmEmail: 'ops@example.com' });
+    const [[topicId, topic] = []] = Object.entries(notified.findResources('AWS::SNS::Topic')) as [
+      string,
+      Resource,
+    ][];
+    const keyId = (topic?.Properties.KmsMasterKeyId as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const key = (notified.toJSON().Resources as Record<string, Resource>)[keyId] as Resource;
+    expect(key.Type).toBe('AWS::KMS::Key');
+    const statements = (key.Properties.KeyPolicy as { Statement: Record<string, unknown>[] }).Statement;
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+          ArnLike: {
+            'aws:SourceArn': {
+              'Fn::Join': [
+                '',
+                [
+                  'arn:',
+                  { Ref: 'AWS::Partition' },
+                  ':cloudwatch:',
+                  { Ref: 'AWS::Region' },
+                  ':',
+                  { Ref: 'AWS::AccountId' },
+                  ':alarm:*',
+                ],
+              ],
+            },
+          },
+        },
+      }),
+    );
+    // No other service principal may use it.
+    expect(
+      statements.filter((statement) => JSON.stringify(statement.Principal).includes('Service')),
+    ).toHaveLength(1);
+    const alarms = Object.values(notified.findResources('AWS::CloudWatch::Alarm')) as Resource[];
+    expect(alarms.length).toBeGreaterThan(15);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+  });
 });

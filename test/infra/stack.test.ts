@@ -3,7 +3,8 @@ import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bundlingFor, tableActions } from '#infra/route-function';
+import { bundlingFor } from '#infra/function-bundling';
+import { tableActions } from '#infra/route-function';
 import {
   httpRoutes,
   loginHandlers,
@@ -81,6 +82,35 @@ describe('the stack built from the route table', () => {
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         LoggingConfig: { LogFormat: 'JSON', LogGroup: expect.anything() },
+      });
+    }
+  });
+
+  it('logs every function to one log group, which each role may write to and nothing more', () => {
+    const functions = Object.values(resources).filter(
+      (resource) => resource.Type === 'AWS::Lambda::Function',
+    );
+    const logGroups = new Set(
+      functions.map((fn) => JSON.stringify((fn.Properties.LoggingConfig as { LogGroup?: unknown }).LogGroup)),
+    );
+    expect([...logGroups]).toEqual([expect.stringMatching(/^\{"Ref":"FunctionLogs[0-9A-F]{8}"\}$/)]);
+    const logGroupId = (JSON.parse([...logGroups][0] as string) as { Ref: string }).Ref;
+    const roles = Object.entries(resources).filter(([, resource]) => resource.Type === 'AWS::IAM::Role');
+    expect(roles.length).toBeGreaterThan(20);
+    for (const [id, role] of roles) {
+      // No AWSLambdaBasicExecutionRole, which lets a role create and write any log group.
+      expect({ id, managed: role.Properties.ManagedPolicyArns }).toEqual({ id, managed: undefined });
+      const logging = statementsOfRole(id).filter((statement) =>
+        actionsOf(statement).some((action) => action.startsWith('logs:')),
+      );
+      expect({ id, logging }).toEqual({
+        id,
+        logging: [
+          expect.objectContaining({
+            Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] },
+          }),
+        ],
       });
     }
   });
@@ -255,11 +285,13 @@ describe('the stack built from the route table', () => {
       '800 or more concurrent Lambda executions in this account and region',
       'A function could not write an audit record; the record is in its log (message "Audit record not written").',
       'API p99 latency at or above 2000 ms for 15 minutes',
+      'An API request answered 5xx in 5 minutes of fewer than 20 requests, which the 5xx rate does not see',
       'Answers announced by the sweep: their handler died before sending the event (see its logs)',
       'Lambda throttled invocations in this account and region',
       'Push queue: oldest message 600 s old or more',
       'Pushes in the dead-letter queue: `admin push dead-letters` says why',
       'The API key schedule (key age, scheduled rotation) failed: its logs say why',
+      'The announcement sweep failed 3 or more of its runs in 5 minutes: answers whose event was lost are not sent again',
       'The current API key is 365 days old or more: rotate it (docs/deploy.md, key rotation)',
       'The push worker failed outright (its messages come back, then go to the DLQ)',
       'The table throttled reads or writes',

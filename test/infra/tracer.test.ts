@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bundlingFor } from '#infra/route-function';
+import { bundlingFor } from '#infra/function-bundling';
 import { announcementSweep, httpRoutes, webAppRoute } from '#infra/routes';
 import { AuthorizationServiceStack } from '#infra/stack';
 import { bundledHandlers } from '#test/support/handler-bundles';

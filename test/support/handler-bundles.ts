@@ -1,5 +1,5 @@
 import { build } from 'esbuild';
-import { bundlingFor, credentialChainPackage, lambdaCredentials } from '#infra/route-function';
+import { bundlingFor, credentialChainPackage, lambdaCredentials } from '#infra/function-bundling';
 import { fallbackRoute, httpRoutes, pushConsumers, webAppRoute, webhookConsumers } from '#infra/routes';
 
 /** Every function the stack deploys, by its module under functions/. */
@@ -12,6 +12,8 @@ export const bundledHandlers = [
     ...pushConsumers.map((consumer) => consumer.handler),
     'deploy/api-key-ring',
     'deploy/api-key-schedule',
+    'deploy/origin-secrets',
+    'deploy/key-policy',
   ]),
 ];
 
