@@ -62,6 +62,7 @@ export function stackFromContext(app: App): { stackName: string; props: Authoriz
     // -c protectData=false lets `cdk destroy` delete the data; by default it outlives the stack.
     removalPolicy: context('protectData') === 'false' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     allowHttpWebhooks: context('allowHttpWebhooks') === 'true',
+    sourceMaps: context('sourceMaps') === 'true',
     ...(context('webhookAllowedNetworks')
       ? { webhookAllowedNetworks: context('webhookAllowedNetworks') }
       : {}),

@@ -26,7 +26,7 @@ import { KeyCustody } from '#infra/key-custody';
 import { type AlarmThresholds, defaultAlarmThresholds, Monitoring } from '#infra/monitoring';
 import { acknowledgeFindings } from '#infra/nag-suppressions';
 import { applyRouteThrottles } from '#infra/route-throttles';
-import { serviceName } from '#infra/service-function';
+import { ServiceFunction, serviceName, sourceMapsOption } from '#infra/service-function';
 import { serviceTableProps } from '#infra/service-table';
 import {
   FunctionRoles,
@@ -144,6 +144,12 @@ export interface MfaAuthorizationServiceProps {
    * Absent: clients reach API Gateway directly. `cdk synth` turns it on unless `-c edge=none`.
    */
   readonly edge?: EdgeSettings;
+  /**
+   * Stack traces in the logs that name the sources rather than the minified bundles (Node's `--enable-source-maps`).
+   * Off by default: Node then parses each bundle's 2 MB source map as it loads, a third of a cold start's init
+   * (`npm run bench -- --only cold-start`).
+   */
+  readonly sourceMaps?: boolean;
 }
 
 /**
@@ -447,6 +453,10 @@ export class MfaAuthorizationService extends Construct {
       worker.addEnvironment('PUSH_VAPID_SUBJECT', props.pushContact ?? this.baseUrl);
     if (edge && props.customDomain) this.customDomainTarget = edge.distribution.distributionDomainName;
     else if (domainName) this.customDomainTarget = domainName.regionalDomainName;
+    if (props.sourceMaps) {
+      for (const fn of this.node.findAll())
+        if (fn instanceof ServiceFunction) fn.addEnvironment('NODE_OPTIONS', sourceMapsOption);
+    }
   }
 
   /** A worker per consumer of the route table on its queue, reporting each failed message of a batch on its own. */

@@ -26,9 +26,12 @@ export interface ServiceFunctionProps {
   readonly environment?: Readonly<Record<string, string>>;
 }
 
+/** What makes Node read each bundle's source map, for stack traces that name the sources (`sourceMaps`). */
+export const sourceMapsOption = '--enable-source-maps';
+
 /**
  * A function of the service with the project's defaults: a pinned Node runtime on arm64, a minified ESM bundle with
- * source maps made by this package's esbuild, JSON logs in the service's log group, X-Ray tracing by the tracer beside
+ * source maps beside it made by this package's esbuild (read only with `sourceMaps`), JSON logs in the service's log group, X-Ray tracing by the tracer beside
  * the bundle (shared/tracing.ts).
  */
 export class ServiceFunction extends NodejsFunction {
@@ -48,7 +51,6 @@ export class ServiceFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       environment: {
         POWERTOOLS_SERVICE_NAME: serviceName,
-        NODE_OPTIONS: '--enable-source-maps',
         TRACER_MODULE: `./${tracerModuleFile}`,
         ...props.environment,
       },

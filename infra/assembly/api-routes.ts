@@ -112,10 +112,12 @@ function gatewayResult(payload: unknown): APIGatewayProxyStructuredResultV2 {
 async function cloudFront(deployment: LocalDeployment, apiDomain: string): Promise<Forwarding | undefined> {
   const [distribution] = resourcesOfType(deployment.stack.template, 'AWS::CloudFront::Distribution');
   if (!distribution) return undefined;
-  const config = (await deployment.resolve(distribution[1].Properties?.DistributionConfig)) as {
-    Origins?: { OriginCustomHeaders?: { HeaderName: string; HeaderValue: string }[] }[];
-  };
-  const customHeaders = config.Origins?.[0]?.OriginCustomHeaders ?? [];
+  // Only the origin: the rest (the web ACL from another region, certificates) is nothing the functions see.
+  const config = distribution[1].Properties?.DistributionConfig as { Origins?: unknown[] } | undefined;
+  const [origin] = (await deployment.resolve(config?.Origins ?? [])) as {
+    OriginCustomHeaders?: { HeaderName: string; HeaderValue: string }[];
+  }[];
+  const customHeaders = origin?.OriginCustomHeaders ?? [];
   const edgeHost = `${randomBytes(8).toString('hex')}.cloudfront.net`;
   return (request: IncomingMessage, headers: Record<string, string>) => {
     const viewer = request.socket.remoteAddress ?? '127.0.0.1';

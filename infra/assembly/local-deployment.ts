@@ -59,6 +59,8 @@ export const environmentLimitBytes = 4096;
 export class LocalDeployment {
   readonly pools = new Map<string, FunctionPool>();
   readonly customResources: CustomResources;
+  /** Custom resources whose provider is not CDK's provider framework (CDK's own cross-region ones): not run here. */
+  readonly notRun: string[] = [];
   private readonly physical = new Map<string, Promise<Physical>>();
   private readonly functions = new Map<string, Promise<DeployedFunction>>();
   /** Which resource each physical id or ARN names. */
@@ -84,7 +86,9 @@ export class LocalDeployment {
       for (const [logicalId] of resourcesOfType(stack.template, type)) await deployment.resource(logicalId);
     }
     for (const [logicalId, resource] of Object.entries(stack.template.Resources)) {
-      if (isCustomResource(resource)) await deployment.resource(logicalId);
+      if (!isCustomResource(resource)) continue;
+      if (deployment.providedByFramework(resource)) await deployment.resource(logicalId);
+      else deployment.notRun.push(`${logicalId} (${resource.Type})`);
     }
     await deployment.customResources.deleteMissing(
       Object.keys(stack.template.Resources).filter((id) =>
@@ -310,6 +314,17 @@ export class LocalDeployment {
         return { ref: physicalName, attributes: { Arn: resourceArn(resource.Type, physicalName) } };
       }
     }
+  }
+
+  /** Whether a custom resource's service token is CDK's provider framework, whose onEvent function runs here. */
+  private providedByFramework(resource: TemplateResource): boolean {
+    const token = resource.Properties?.ServiceToken as { 'Fn::GetAtt'?: [string, string] } | undefined;
+    const provider = token?.['Fn::GetAtt']?.[0];
+    const variables = (
+      this.stack.template.Resources[provider ?? '']?.Properties?.Environment as
+        { Variables?: Record<string, unknown> } | undefined
+    )?.Variables;
+    return variables?.USER_ON_EVENT_FUNCTION_ARN !== undefined;
   }
 
   private async runCustomResource(logicalId: string, resource: TemplateResource): Promise<Physical> {

@@ -165,6 +165,9 @@ export async function startAssemblyRuntime(options: AssemblyRuntimeOptions): Pro
           ? ['CloudFront forwards as deployed; AWS WAF and its rate rules are not run here']
           : []),
         'IAM, KMS, alarms and the stage throttles are not run here',
+        ...deployment.notRun.map(
+          (resource) => `${resource} is not run here: its provider is not CDK's provider framework`,
+        ),
       ],
       stop,
     };
