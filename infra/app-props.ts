@@ -1,6 +1,6 @@
 import { type App, RemovalPolicy } from 'aws-cdk-lib';
 import { edgeDefaults } from '#infra/edge';
-import { existingResourceOptions } from '#infra/existing-resources';
+import { existingResourceOptions } from '#shared/existing-resources';
 import type { AuthorizationServiceStackProps } from '#infra/stack';
 import type { ApiKeySize } from '#shared/api-keys/key-ring';
 

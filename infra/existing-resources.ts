@@ -3,29 +3,7 @@ import { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { MfaAuthorizationServiceProps } from '#infra/mfa-authorization-service';
-
-/**
- * Resources a deployment adopts instead of making them, by name or ARN: what a destroyed stack retained, or a second
- * region's replicas. Each is the `-c` option {@link existingResourceOptions} names.
- */
-export interface ExistingResources {
-  readonly tableName?: string;
-  readonly auditTableName?: string;
-  readonly apiKeySecretArn?: string;
-  readonly hashKeySecretArn?: string;
-  readonly vapidKeysSecretArn?: string;
-  readonly keyArn?: string;
-}
-
-/** The context option (`-c <name>=…`) of each existing resource. */
-export const existingResourceOptions = {
-  tableName: 'existingTableName',
-  auditTableName: 'existingAuditTableName',
-  apiKeySecretArn: 'existingApiKeySecretArn',
-  hashKeySecretArn: 'existingHashKeySecretArn',
-  vapidKeysSecretArn: 'existingVapidKeysSecretArn',
-  keyArn: 'existingKeyArn',
-} as const satisfies Record<keyof ExistingResources, string>;
+import { type ExistingResources, existingResourceOptions } from '#shared/existing-resources';
 
 type AdoptedProps = Pick<
   MfaAuthorizationServiceProps,

@@ -1,6 +1,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { adoptExisting, type ExistingResources } from '#infra/existing-resources';
+import { adoptExisting } from '#infra/existing-resources';
+import type { ExistingResources } from '#shared/existing-resources';
 import { MfaAuthorizationService, type MfaAuthorizationServiceProps } from '#infra/mfa-authorization-service';
 
 export type AuthorizationServiceStackProps = StackProps &

@@ -23,19 +23,10 @@ import {
 import { checkKeyAdministrator } from '#shared/preflight/key-administrator';
 import { checkLambdaConcurrency } from '#shared/preflight/lambda-concurrency';
 import { NoAnswerError, withinTime } from '#shared/preflight/time-limit';
+import type { ExistingResources } from '#shared/existing-resources';
 
 /** The region CloudFront takes its web ACLs and certificates from. */
 export const edgeRegion = 'us-east-1';
-
-/** The resources a deploy may adopt instead of creating them, each named by its `-c existing…` setting. */
-export interface ExistingResources {
-  readonly tableName?: string;
-  readonly auditTableName?: string;
-  readonly apiKeySecretArn?: string;
-  readonly hashKeySecretArn?: string;
-  readonly vapidKeysSecretArn?: string;
-  readonly keyArn?: string;
-}
 
 /** What the first deploy will be: the values of its `-c` settings that the checks depend on. */
 export interface PreflightSettings {
