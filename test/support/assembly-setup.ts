@@ -7,7 +7,6 @@ import { ensureLocalAssembly } from '#infra/assembly/synthesize';
  */
 export async function setup(): Promise<void> {
   const log = (line: string) => console.warn(line);
-  await ensureLocalAssembly(log);
-  const lambdaNode = await prepareLambdaNode(log);
+  const [, lambdaNode] = await Promise.all([ensureLocalAssembly(log), prepareLambdaNode(log)]);
   for (const note of lambdaNode.notes) console.warn(note);
 }
