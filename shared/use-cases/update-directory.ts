@@ -42,7 +42,12 @@ export async function updateDirectory(
       directoryId,
       sealPushCredentials(hashKey, {
         ...(ios === undefined ? {} : { apnsCertificate: ios?.usable ? ios.credentials : null }),
-        ...(android === undefined ? {} : { fcm: android?.usable ? android.account : null }),
+        ...(android === undefined
+          ? {}
+          : {
+              fcm: android?.usable ? android.account : null,
+              fcmUnusable: android && !android.usable ? `android_key ${android.reason}` : null,
+            }),
       }),
     );
     // The record shows which service account it is, or keeps the string as given, sealed.
