@@ -159,7 +159,11 @@ export const responseSchemas = {
       premium: { ...flag, description: 'Always false' },
       service_ids: arrayOf(uuid),
       sdk_keys: arrayOf(uuid),
-      android_key: nullable(text()),
+      android_key: nullable(
+        text(
+          'service-account:<client_email>#<key id> for a service-account file; any other android_key as given',
+        ),
+      ),
       ios_certificate_fingerprint: nullable(text('SHA-256 of the ios_p12 push certificate')),
       denial_context_inquiry_enabled: flag,
       webhook_url: nullable(text()),
