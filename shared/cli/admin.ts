@@ -55,10 +55,12 @@ const commands = {
   },
   'directory settings': {
     synopsis:
-      'directory settings --directory <id> [--rate-limit <count>/<seconds>] [--fraud-lock <seconds>|off] [--web-linking on|off]',
+      'directory settings --directory <id> [--rate-limit <count>/<seconds>] [--fraud-lock <seconds>|off] [--web-linking on|off] [--proven-factors on|off]',
     about: `Show or change a directory's protections against push fatigue: the requests one user may be sent per
       window (default 30/600), and how long a user is locked after denying a request as fraud (default off); and
-      whether a device may link with its linking code alone, as the web authenticator does (default on).`,
+      whether a device may link with its linking code alone, as the web authenticator does (default on); and whether
+      a request whose policy asks for inherence may be approved only with a verified passkey (default off). Each change
+      is an audit record of the directory's organization.`,
   },
   'directory push': {
     synopsis: 'directory push --directory <id>',
@@ -160,7 +162,8 @@ Target:
   --queue-url <url>     The deployed webhook queue (stack output WebhookQueueUrl), for webhooks with --table;
                         for push, the push queue (PushQueueUrl)
   --dlq-url <url>       The deployed dead-letter queue (WebhookDeadLetterQueueUrl or PushDeadLetterQueueUrl), likewise
-  --audit-table <name>  The deployed audit table (stack output AuditTableName), for audit with --table
+  --audit-table <name>  The deployed audit table (stack output AuditTableName), for audit, directory settings and
+                        locks clear with --table
   --json                Print results as JSON
   -h, --help            Show this help
 
@@ -183,6 +186,7 @@ const { values, positionals } = parseCommandLine(
         'rate-limit': { type: 'string' },
         'fraud-lock': { type: 'string' },
         'web-linking': { type: 'string' },
+        'proven-factors': { type: 'string' },
         p8: { type: 'string' },
         'key-id': { type: 'string' },
         'team-id': { type: 'string' },
@@ -259,11 +263,20 @@ async function preflight(): Promise<void> {
   });
 }
 
+/** The commands an operator changes a directory's protections with: each writes an audit record. */
+const operatorActions = ['directory settings', 'locks clear'];
+
 /** The store reads its configuration when it loads: point it at the deployed table or the local data first. */
 async function pointAtTarget(): Promise<void> {
   if (values.table) {
     process.env.TABLE_NAME = values.table;
     if (values.region) process.env.AWS_REGION = values.region;
+    if (operatorActions.includes(command)) {
+      // Each change is an audit record of the directory's organization, which must not go unwritten.
+      if (!values['audit-table'])
+        fail(`${command} with --table needs --audit-table (the stack output AuditTableName).`);
+      process.env.AUDIT_TABLE_NAME = values['audit-table'];
+    }
     keyRing = async () => {
       if (!values['secret-id']) fail(`${command} against AWS needs --secret-id (the API key secret).`);
       const { secretKeyRingStorage } = await import('#shared/api-keys/key-ring-storage');
@@ -424,6 +437,7 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
           ...(values['rate-limit'] === undefined ? {} : { rateLimit: values['rate-limit'] }),
           ...(values['fraud-lock'] === undefined ? {} : { fraudLock: values['fraud-lock'] }),
           ...(values['web-linking'] === undefined ? {} : { webLinking: values['web-linking'] }),
+          ...(values['proven-factors'] === undefined ? {} : { provenFactors: values['proven-factors'] }),
         })),
       };
     }

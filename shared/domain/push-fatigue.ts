@@ -35,19 +35,28 @@ export const defaultPushFatigueSettings: PushFatigueSettings = {
  */
 export interface DirectorySettings extends PushFatigueSettings {
   readonly webLinking: boolean;
+  /**
+   * Factors proven to the service (docs/protocol.md#proven-factors): where a request's policy asks for inherence, only
+   * an answer with a verified passkey assertion (user verification on) may approve. Off by default: a device's own
+   * report of its biometric check is what LaunchKey's apps gave, and what an application key could forge.
+   */
+  readonly provenFactors: boolean;
 }
 
 export const defaultDirectorySettings: DirectorySettings = {
   ...defaultPushFatigueSettings,
   webLinking: true,
+  provenFactors: false,
 };
 
-/** Reads `on` or `off`. */
-export function parseWebLinking(text: string): boolean {
+/** Reads an `on|off` option, named in the error. */
+export function parseSwitch(option: string, text: string): boolean {
   const value = text.trim();
-  if (value !== 'on' && value !== 'off') throw new Error('--web-linking must be on or off');
+  if (value !== 'on' && value !== 'off') throw new Error(`--${option} must be on or off`);
   return value === 'on';
 }
+
+export const parseWebLinking = (text: string): boolean => parseSwitch('web-linking', text);
 
 /** Bounds an operator may set: at least one request per window, windows from a minute to a day, locks up to 30 days. */
 export const rateLimitBounds = { maxCount: 10_000, minWindow: 60, maxWindow: 86_400 } as const;

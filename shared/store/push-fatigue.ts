@@ -66,6 +66,7 @@ export async function putDirectorySettings(directoryId: string, settings: Direct
         ...(settings.fraudLockSeconds === null ? {} : { fraudLockSeconds: settings.fraudLockSeconds }),
         // Kept only when off: an item written before the setting existed reads as on.
         ...(settings.webLinking ? {} : { webLinking: false }),
+        ...(settings.provenFactors ? { provenFactors: true } : {}),
       },
     }),
   );
@@ -77,6 +78,7 @@ function settingsFromItem(item: Record<string, unknown> | undefined): DirectoryS
     rateLimit: { count: item.rateLimitCount as number, windowSeconds: item.rateLimitWindow as number },
     fraudLockSeconds: (item.fraudLockSeconds as number | undefined) ?? null,
     webLinking: item.webLinking !== false,
+    provenFactors: item.provenFactors === true,
   };
 }
 

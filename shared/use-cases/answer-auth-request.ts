@@ -1,7 +1,7 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { currentHashKey } from '#shared/api-keys/current-hash-key';
 import { type AuthAnswer, authRequestState } from '#shared/domain/auth-request';
-import { ApiError, invalidArgument, notFound } from '#shared/errors';
+import { ApiError, forbidden, invalidArgument, notFound } from '#shared/errors';
 import { publishEvent } from '#shared/events/publish';
 import { publishEnded } from '#shared/events/publish-push';
 import { type Entity, isUuid } from '#shared/protocol/entity';
@@ -45,6 +45,7 @@ export async function answerAsDevice(
   if (!isUuid(authId)) throw notFound('There is no such request for this device');
   const key = deviceUserKey(head);
   const user = await getUser(key);
+  refuseUnprovenFactors(user, device, authId);
   await checkPasskey(device, key, user, authId, input, baseUrl);
   const answer: AuthAnswer = {
     deviceId: device.id,
@@ -101,6 +102,20 @@ async function retriedAnswerService(
   if (state === 'answered') throw new ApiError('SVC-006', 'The request was already answered');
   if (state === 'cancelled') throw new ApiError('SVC-007', 'The request was cancelled');
   throw new ApiError('HTTP-408', 'The request has expired');
+}
+
+/**
+ * Where the directory takes inherence only proven to it (docs/protocol.md#proven-factors), a device without a passkey
+ * may not answer with a sealed package: the service cannot tell an approval in it from a denial, and the device's own
+ * report of a biometric check is exactly what a device enrolled with an application's stolen key would forge.
+ */
+function refuseUnprovenFactors(user: User | undefined, device: Entity, authId: string): void {
+  const pending = user?.pending;
+  if (pending?.authId !== authId || !pending.shown?.passkeyRequired) return;
+  if (devicePasskey(user, device.id)) return;
+  throw forbidden(
+    "This request's policy asks for inherence, which the directory takes only proven with a passkey: register one on this device (POST /device/v3/passkey/options) to approve",
+  );
 }
 
 /**

@@ -11,7 +11,7 @@ import {
 import { responseEncryptionKey } from '#shared/domain/entity-key';
 import { InvalidPolicyError } from '#shared/domain/policy/errors';
 import { parseAuthRequestPolicy } from '#shared/domain/policy/auth-request-policy';
-import { effectivePolicy } from '#shared/domain/policy/effective-policy';
+import { asksForInherence, effectivePolicy } from '#shared/domain/policy/effective-policy';
 import { printEffectivePolicy } from '#shared/domain/policy/effective-policy-wire';
 import { blankServicePolicy, parseServicePolicy } from '#shared/domain/policy/service-policy';
 import { linkedDevices, type PendingSlot, slotHeld } from '#shared/domain/user';
@@ -79,11 +79,9 @@ export async function createAuthRequest(
   const requestPolicy =
     input.policy == null ? undefined : parsePolicy(() => parseAuthRequestPolicy(input.policy));
   const servicePolicy = caller.subjectHead && servicePolicyOf(caller.subjectHead);
-  const policy = printEffectivePolicy(
-    effectivePolicy(
-      servicePolicy ? parsePolicy(() => parseServicePolicy(servicePolicy)) : blankServicePolicy,
-      requestPolicy,
-    ),
+  const effective = effectivePolicy(
+    servicePolicy ? parsePolicy(() => parseServicePolicy(servicePolicy)) : blankServicePolicy,
+    requestPolicy,
   );
 
   const [{ user, directory, guards }, serviceKeys] = await Promise.all([
@@ -98,6 +96,9 @@ export async function createAuthRequest(
   }
   const devices = linkedDevices(user);
   if (devices.length === 0) throw notFound('The user has no linked device');
+  // Read with the user, in the same batch (requireServiceUser's last argument).
+  if (!guards) throw new Error('The create read its user without the request guards');
+  const { settings, lock } = guards;
 
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const auth: AuthRequest = {
@@ -120,17 +121,15 @@ export async function createAuthRequest(
     pushTitle: input.pushTitle ?? null,
     pushBody: input.pushBody ?? null,
     denialReasons,
-    policy,
+    policy: printEffectivePolicy(effective),
     serviceName: service.name,
     serviceIcon: service.icon,
     answer: undefined,
     ...(input.numberMatching ? { numberMatchCode: numberMatchCode() } : {}),
+    ...(settings.provenFactors && asksForInherence(effective.demand) ? { passkeyRequired: true } : {}),
   };
 
   const key = { directoryId: user.directoryId, identifier: user.identifier };
-  // Read with the user, in the same batch (requireServiceUser's last argument).
-  if (!guards) throw new Error('The create read its user without the request guards');
-  const { settings, lock } = guards;
   refuseLockedUser(lock, nowSeconds);
   const slot: PendingSlot = {
     authId: auth.id,

@@ -1,8 +1,10 @@
+import { recordOperatorAction } from '#shared/audit/operator-action-record';
 import {
   type DirectorySettings,
   type PushFatigueSettings,
   parseFraudLock,
   parseRateLimit,
+  parseSwitch,
   parseWebLinking,
   rateWindow,
 } from '#shared/domain/push-fatigue';
@@ -76,6 +78,7 @@ export interface DirectorySettingsView {
   readonly rate_limit: string;
   readonly fraud_lock: string;
   readonly web_linking: 'on' | 'off';
+  readonly proven_factors: 'on' | 'off';
 }
 
 /**
@@ -84,24 +87,47 @@ export interface DirectorySettingsView {
  */
 export async function updateDirectorySettings(
   directoryId: string,
-  changes: { readonly rateLimit?: string; readonly fraudLock?: string; readonly webLinking?: string },
+  changes: {
+    readonly rateLimit?: string;
+    readonly fraudLock?: string;
+    readonly webLinking?: string;
+    readonly provenFactors?: string;
+  },
 ): Promise<DirectorySettingsView> {
-  await requireDirectoryHead(directoryId);
+  const { organizationId } = await requireDirectoryHead(directoryId);
   const current = await getDirectorySettings(directoryId);
   const updated: DirectorySettings = {
     rateLimit: changes.rateLimit === undefined ? current.rateLimit : parseRateLimit(changes.rateLimit),
     fraudLockSeconds:
       changes.fraudLock === undefined ? current.fraudLockSeconds : parseFraudLock(changes.fraudLock),
     webLinking: changes.webLinking === undefined ? current.webLinking : parseWebLinking(changes.webLinking),
+    provenFactors:
+      changes.provenFactors === undefined
+        ? current.provenFactors
+        : parseSwitch('proven-factors', changes.provenFactors),
   };
-  if (changes.rateLimit !== undefined || changes.fraudLock !== undefined || changes.webLinking !== undefined)
+  const options = settingOptions(changes);
+  if (options.length > 0) {
     await putDirectorySettings(directoryId, updated);
+    await recordOperatorAction(
+      { organizationId, directoryId, operation: `admin directory settings ${options.join(' ')}` },
+      new Date(),
+    );
+  }
   return {
     directory_id: directoryId,
     rate_limit: `${updated.rateLimit.count}/${updated.rateLimit.windowSeconds}`,
     fraud_lock: updated.fraudLockSeconds === null ? 'off' : String(updated.fraudLockSeconds),
     web_linking: updated.webLinking ? 'on' : 'off',
+    proven_factors: updated.provenFactors ? 'on' : 'off',
   };
+}
+
+/** The options a settings change gave, as the audit trail names them: `--proven-factors on`. */
+function settingOptions(changes: Readonly<Record<string, string | undefined>>): string[] {
+  return Object.entries(changes)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `--${name.replace(/[A-Z]/g, (upper) => `-${upper.toLowerCase()}`)} ${value}`);
 }
 
 /** The directory's users that are locked now. */
@@ -118,15 +144,20 @@ export async function listLockedUsers(
 
 /** Lifts a user's lock; throws when the user has none. */
 export async function unlockUser(directoryId: string, identifier: string): Promise<void> {
-  await requireDirectoryHead(directoryId);
+  const { organizationId } = await requireDirectoryHead(directoryId);
   if (!(await clearFraudLock(directoryId, identifier)))
     throw new Error(`The user ${identifier} of directory ${directoryId} is not locked`);
+  await recordOperatorAction(
+    { organizationId, directoryId, user: identifier, operation: 'admin locks clear' },
+    new Date(),
+  );
 }
 
 /** Admin commands name a directory by id alone: it must exist. */
-export async function requireDirectoryHead(directoryId: string): Promise<void> {
-  if (!(await getHead({ type: 'dir', id: directoryId })))
-    throw new Error(`There is no directory ${directoryId}`);
+export async function requireDirectoryHead(directoryId: string): Promise<{ organizationId: string }> {
+  const head = await getHead({ type: 'dir', id: directoryId });
+  if (!head) throw new Error(`There is no directory ${directoryId}`);
+  return { organizationId: head.organizationId as string };
 }
 
 const isoTime = (epochSeconds: number) => isoSeconds(new Date(epochSeconds * 1000));

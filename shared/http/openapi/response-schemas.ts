@@ -309,6 +309,12 @@ export const responseSchemas = {
         enum: [true],
         description: 'Present only when the answer needs the code the application shows',
       },
+      passkey_required: {
+        type: 'boolean',
+        enum: [true],
+        description:
+          'Present only when the directory takes inherence only proven with a passkey and the policy asks for it: a device without a passkey cannot answer',
+      },
       webauthn: object<NonNullable<PendingAuthRequestView['webauthn']>>(
         {
           challenge: text('base64url; bound to this request and this device'),

@@ -70,6 +70,7 @@ describe('the rate limit per user', () => {
         rate_limit: '3/60',
         fraud_lock: 'off',
         web_linking: 'on',
+        proven_factors: 'off',
       },
     );
     expect((await readDirectory()).body).toEqual(before);
