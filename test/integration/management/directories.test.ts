@@ -262,6 +262,21 @@ describe('updating a directory', () => {
     expect(String(error.errorDetail)).toMatch(detail);
   });
 
+  it('answers a foreign directory exactly as an unknown one, before it reads any push credential', async () => {
+    const foreign = await createDirectory(await newOrganization(service));
+    const refused = async (directoryId: string) => {
+      const error = await refusal(patch({ directory_id: directoryId, ios_p12: 'not base64!' }));
+      return {
+        status: error.status,
+        code: error.errorCode,
+        detail: String(error.errorDetail).replace(directoryId, '<id>'),
+      };
+    };
+    const unknown = await refused(randomUUID());
+    expect(unknown).toMatchObject({ status: 403, code: 'HTTP-403' });
+    expect(await refused(foreign)).toEqual(unknown);
+  });
+
   it('refuses a directory_id that is not a UUID with ARG-001, and a foreign one with 403', async () => {
     expect(await refusedWith(patch({ directory_id: 'x' }))).toEqual({ status: 400, code: 'ARG-001' });
     const foreign = await createDirectory(await newOrganization(service));
