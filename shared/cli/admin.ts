@@ -53,6 +53,12 @@ const commands = {
     about: `Issue the service's legacy v1 credentials for GET /v1/poll: an app key and a secret, shown once (only a digest
       is kept). Issuing again retires the previous app key.`,
   },
+  'service claim-look-alikes': {
+    synopsis: 'service claim-look-alikes',
+    about: `Once, after upgrading from a version that did not refuse look-alike service names: claim the look-alike
+      form of every service's name, oldest service first, so no new service can take a look-alike of it. Lists the
+      services whose look-alike form another service holds already; both keep their names. Safe to run again.`,
+  },
   'directory settings': {
     synopsis:
       'directory settings --directory <id> [--rate-limit <count>/<seconds>] [--fraud-lock <seconds>|off] [--web-linking on|off]',
@@ -415,6 +421,20 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
       const { issueV1Credentials } = await import('#shared/use-cases/v1-poll');
       const issued = await issueV1Credentials(values.service);
       return { service_id: values.service, app_key: issued.app_key, secret: issued.secret };
+    }
+    case 'service claim-look-alikes': {
+      const { claimLookAlikeNames } = await import('#shared/use-cases/look-alike-names');
+      const { services, clashes } = await claimLookAlikeNames(new Date());
+      return {
+        services,
+        look_alikes_held_by_others:
+          clashes
+            .map(
+              (clash) =>
+                `${clash.service_id} (${JSON.stringify(clash.name)}) looks like ${clash.look_alike_of}`,
+            )
+            .join('; ') || 'none',
+      };
     }
     case 'directory settings': {
       if (!values.directory) fail('directory settings needs --directory.');

@@ -29,6 +29,7 @@ import { itemKinds } from '#shared/store/item-kinds';
  *   AUTH#<id>   AUTH             an authorization request
  *   V1APP#<app key>  V1APP       the service a legacy v1 app key belongs to
  *   SVCNAME#<name>  CLAIM        service name claims (unique across all services)
+ *                   SKELETON     service look-alike claims (the name's confusables skeleton, unique likewise)
  *   SDKKEY#<key>    SDKKEY       which directory an SDK key belongs to
  *   API             KEY#<kid>, CURRENT   the API's public keys
  *   JTI#<issuer>#<jti>  JTI      replay protection
@@ -85,6 +86,11 @@ export const serviceRecordKey = (owner: Entity, serviceId: string): ItemKey => (
 export const serviceNameClaimKey = (nameKey: string): ItemKey => ({
   pk: `${itemKinds.serviceName.prefix}${nameInKey(nameKey)}`,
   sk: 'CLAIM',
+});
+/** The claim of a name's look-alike form (name-skeleton.ts), beside the name claims in the same partitions. */
+export const serviceSkeletonClaimKey = (skeleton: string): ItemKey => ({
+  pk: `${itemKinds.serviceName.prefix}${nameInKey(skeleton)}`,
+  sk: 'SKELETON',
 });
 
 /**

@@ -22,6 +22,7 @@ const everyKey: [string, keys.ItemKey, ItemKind][] = [
   ['service record of a directory', keys.serviceRecordKey(dir, 's1'), 'directory'],
   ['service record of an organization', keys.serviceRecordKey(org, 's1'), 'organization'],
   ['service name claim', keys.serviceNameClaimKey('name'), 'serviceName'],
+  ['service look-alike claim', keys.serviceSkeletonClaimKey('narne'), 'serviceName'],
   ['service policy', keys.servicePolicyKey('s1'), 'service'],
   ['user record', keys.userRecordKey('d1', 'alice'), 'directory'],
   ['directory settings', keys.directorySettingsKey('d1'), 'directory'],
