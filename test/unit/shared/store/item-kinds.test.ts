@@ -27,7 +27,7 @@ const everyKey: [string, keys.ItemKey, ItemKind][] = [
   ['user record', keys.userRecordKey('d1', 'alice'), 'directory'],
   ['directory settings', keys.directorySettingsKey('d1'), 'directory'],
   ['push credentials', keys.pushCredentialsKey('d1'), 'directory'],
-  ['rate counter', keys.rateCounterKey('d1', 'alice', 0), 'directory'],
+  ['rate counter', keys.rateCounterKey('d1', 'alice'), 'directory'],
   ['fraud lock', keys.fraudLockKey('d1', 'alice'), 'directory'],
   ['user head', keys.userHeadKey('u1'), 'userHead'],
   ['organization user index', keys.organizationUserIndexKey('o1', 'h', 'd1'), 'organization'],
