@@ -10,7 +10,7 @@ import { answerAsDevice } from '#shared/use-cases/answer-auth-request';
 export const handler = signedHandler({
   subject: 'dev',
   body: answerAuthRequestBody,
-  handle: async ({ caller, body, pathParameters, receivedAt, baseUrl }) => {
+  handle: async ({ caller, body, pathParameters, receivedAt, passkeyOrigin }) => {
     const { serviceId } = await answerAsDevice(
       caller.subject,
       caller.subjectHead,
@@ -24,7 +24,7 @@ export const handler = signedHandler({
         webauthn: body.webauthn as AuthenticationResponseJSON | null | undefined,
       },
       receivedAt,
-      baseUrl,
+      passkeyOrigin,
     );
     noteForAudit(caller, { service_id: serviceId });
     countMetric('AuthRequestsAnswered');

@@ -53,6 +53,12 @@ const commands = {
     about: `Issue the service's legacy v1 credentials for GET /v1/poll: an app key and a secret, shown once (only a digest
       is kept). Issuing again retires the previous app key.`,
   },
+  'service claim-look-alikes': {
+    synopsis: 'service claim-look-alikes',
+    about: `Once, after upgrading from a version that did not refuse look-alike service names: claim the look-alike
+      form of every service's name, oldest service first, so no new service can take a look-alike of it. Lists the
+      services whose look-alike form another service holds already; both keep their names. Safe to run again.`,
+  },
   'directory settings': {
     synopsis:
       'directory settings --directory <id> [--rate-limit <count>/<seconds>] [--fraud-lock <seconds>|off] [--web-linking on|off] [--proven-factors on|off]',
@@ -135,6 +141,9 @@ const readOnly: readonly Command[] = [
   'directory push',
   'audit',
 ];
+
+/** The commands an operator changes a directory's protections with: each writes an audit record. */
+const operatorActions: readonly Command[] = ['directory settings', 'locks clear'];
 
 const { usageOf, commandList } = commandUsage('admin', commands);
 
@@ -263,15 +272,12 @@ async function preflight(): Promise<void> {
   });
 }
 
-/** The commands an operator changes a directory's protections with: each writes an audit record. */
-const operatorActions = ['directory settings', 'locks clear'];
-
 /** The store reads its configuration when it loads: point it at the deployed table or the local data first. */
 async function pointAtTarget(): Promise<void> {
   if (values.table) {
     process.env.TABLE_NAME = values.table;
     if (values.region) process.env.AWS_REGION = values.region;
-    if (operatorActions.includes(command)) {
+    if (operatorActions.includes(command as Command)) {
       // Each change is an audit record of the directory's organization, which must not go unwritten.
       if (!values['audit-table'])
         fail(`${command} with --table needs --audit-table (the stack output AuditTableName).`);
@@ -428,6 +434,20 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
       const { issueV1Credentials } = await import('#shared/use-cases/v1-poll');
       const issued = await issueV1Credentials(values.service);
       return { service_id: values.service, app_key: issued.app_key, secret: issued.secret };
+    }
+    case 'service claim-look-alikes': {
+      const { claimLookAlikeNames } = await import('#shared/use-cases/look-alike-names');
+      const { services, clashes } = await claimLookAlikeNames(new Date());
+      return {
+        services,
+        look_alikes_held_by_others:
+          clashes
+            .map(
+              (clash) =>
+                `${clash.service_id} (${JSON.stringify(clash.name)}) looks like ${clash.look_alike_of}`,
+            )
+            .join('; ') || 'none',
+      };
     }
     case 'directory settings': {
       if (!values.directory) fail('directory settings needs --directory.');

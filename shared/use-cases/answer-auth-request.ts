@@ -39,14 +39,14 @@ export async function answerAsDevice(
   authId: string,
   input: DeviceAnswer,
   now: Date,
-  baseUrl: string,
+  passkeyOrigin: string | undefined,
 ): Promise<{ readonly serviceId: string }> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   if (!isUuid(authId)) throw notFound('There is no such request for this device');
   const key = deviceUserKey(head);
   const user = await getUser(key);
   refuseUnprovenFactors(user, device, authId);
-  await checkPasskey(device, key, user, authId, input, baseUrl);
+  await checkPasskey(device, key, user, authId, input, passkeyOrigin);
   const answer: AuthAnswer = {
     deviceId: device.id,
     authJwe: input.authJwe,
@@ -128,7 +128,7 @@ async function checkPasskey(
   user: User | undefined,
   authId: string,
   input: DeviceAnswer,
-  baseUrl: string,
+  passkeyOrigin: string | undefined,
 ): Promise<void> {
   const passkey = devicePasskey(user, device.id);
   if (!passkey && !input.webauthn) return;
@@ -143,6 +143,6 @@ async function checkPasskey(
     deviceId: device.id,
     authRequestId: authId,
     hashKey: await currentHashKey(),
-    baseUrl,
+    origin: passkeyOrigin,
   });
 }

@@ -27,7 +27,7 @@ import { writeTogether } from '#shared/store/write-together';
 import { isoSeconds } from '#shared/time';
 import { publishPrompt } from '#shared/events/publish-push';
 import { countExpiry } from '#shared/use-cases/auth-request-outcomes';
-import { newRequestCount, rateLimitReached, refuseLockedUser } from '#shared/use-cases/push-fatigue';
+import { newRequestCount, readRequestCounts, refuseLockedUser } from '#shared/use-cases/push-fatigue';
 import { requireServiceUser, subjectService } from '#shared/use-cases/users';
 
 export interface NewAuthRequest {
@@ -137,13 +137,14 @@ export async function createAuthRequest(
     serviceId: service.id,
     shown: shownAuthRequest(auth, responseEncryptionKey(serviceKeys, '', now)),
   };
-  // Fast path: a busy user is refused before anything is written.
+  // Fast paths: a busy user, then one whose rate limit is used up, is refused before anything is written.
   let stale = user.pending && slotHeld(user, nowSeconds) ? await staleHolder(user.pending.authId) : undefined;
+  let count = newRequestCount(key, settings, guards.counts, nowSeconds);
   for (let attempt = 0; attempt < slotAttempts; attempt++) {
     // The count, the request and the claim of the user's slot, all or none: only a request that holds the slot
     // exists, and only a request that exists is counted.
     const failed = await writeTogether([
-      newRequestCount(key, settings, nowSeconds),
+      count,
       newAuthRequestWrite(auth),
       claimPendingSlotWrite(key, slot, nowSeconds, stale),
     ]);
@@ -158,10 +159,13 @@ export async function createAuthRequest(
       };
     }
     if (failed.includes(1)) throw new Error(`A new authorization request's id ${auth.id} was taken`);
-    if (!failed.includes(2)) throw rateLimitReached(settings, nowSeconds);
-    // Another request holds the slot: 409 naming it while it is pending, else take it over.
-    const holderId = (await getUser(key))?.pending?.authId;
-    stale = holderId === undefined ? undefined : await staleHolder(holderId);
+    if (failed.includes(2)) {
+      // Another request holds the slot: 409 naming it while it is pending, else take it over.
+      const holderId = (await getUser(key))?.pending?.authId;
+      stale = holderId === undefined ? undefined : await staleHolder(holderId);
+    }
+    // The limit was reached meanwhile (USR-001 from here), or another create moved the counter on to a new window.
+    if (failed.includes(0)) count = newRequestCount(key, settings, await readRequestCounts(key), nowSeconds);
   }
   throw serviceUnavailable('The user is being asked by many requests at once; retry');
 

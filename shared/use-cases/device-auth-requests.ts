@@ -53,7 +53,7 @@ export async function listPendingForDevice(
   device: Entity,
   head: HeadItem | undefined,
   now: Date,
-  baseUrl: string,
+  passkeyOrigin: string | undefined,
 ) {
   const user = await getUser(deviceUserKey(head));
   const nowSeconds = Math.floor(now.getTime() / 1000);
@@ -82,7 +82,7 @@ export async function listPendingForDevice(
   const passkey = devicePasskey(user, device.id);
   if (passkey) {
     const hashKey = await currentHashKey();
-    return [{ ...view, webauthn: assertionRequest(hashKey, passkey, shown.id, device.id, baseUrl) }];
+    return [{ ...view, webauthn: assertionRequest(hashKey, passkey, shown.id, device.id, passkeyOrigin) }];
   }
   return [view];
 }

@@ -1,12 +1,15 @@
 import { recordOperatorAction } from '#shared/audit/operator-action-record';
 import {
   type DirectorySettings,
+  mayRequest,
   type PushFatigueSettings,
   parseFraudLock,
   parseRateLimit,
   parseSwitch,
   parseWebLinking,
-  rateWindow,
+  requestCounts,
+  secondsUntilAllowed,
+  type StoredRequestCounts,
 } from '#shared/domain/push-fatigue';
 import type { UserKey } from '#shared/domain/user';
 import { ApiError } from '#shared/errors';
@@ -16,6 +19,7 @@ import {
   countUserRequestWrite,
   type FraudLock,
   getDirectorySettings,
+  getRequestCounts,
   listFraudLocks,
   lockUser,
   putDirectorySettings,
@@ -34,35 +38,39 @@ export function refuseLockedUser(lock: FraudLock | undefined, nowSeconds: number
 }
 
 /**
- * A new request's count against the user's rate limit, as a write of the create's transaction: it fails its condition
- * once the window's count is used up (then `rateLimitReached`). Counted with the claim of the user's slot, so a 409
- * or a failed create costs nothing.
+ * A new request's count against the user's rate limit, as a write of the create's transaction, from the counter read
+ * with the user (`stored`): USR-001 instead, before anything is written, when the sliding estimate is used up. The
+ * write fails its condition if the limit is reached meanwhile, or if the counter moved on to a new window under
+ * another create: then read it again (`readRequestCounts`) and call this again. Counted with the claim of the
+ * user's slot, so a 409 or a failed create costs nothing.
  */
-export function newRequestCount(key: UserKey, settings: PushFatigueSettings, nowSeconds: number): TableWrite {
+export function newRequestCount(
+  key: UserKey,
+  settings: PushFatigueSettings,
+  stored: StoredRequestCounts | undefined,
+  nowSeconds: number,
+): TableWrite {
   const { rateLimit } = settings;
-  return countUserRequestWrite(
-    key.directoryId,
-    key.identifier,
-    rateLimit,
-    rateWindow(rateLimit, nowSeconds).start,
-  );
+  const counts = requestCounts(rateLimit, stored, nowSeconds);
+  if (!mayRequest(rateLimit, counts, nowSeconds)) {
+    throw new ApiError(
+      'USR-001',
+      `The user reached the directory's limit of ${rateLimit.count} requests per ${rateLimit.windowSeconds} seconds`,
+      {
+        data: {
+          retry_after: secondsUntilAllowed(rateLimit, counts, nowSeconds),
+          limit: rateLimit.count,
+          window_seconds: rateLimit.windowSeconds,
+        },
+      },
+    );
+  }
+  return countUserRequestWrite(key.directoryId, key.identifier, rateLimit, stored, nowSeconds);
 }
 
-/** USR-001: the window's count is used up. */
-export function rateLimitReached(settings: PushFatigueSettings, nowSeconds: number): ApiError {
-  const { rateLimit } = settings;
-  const window = rateWindow(rateLimit, nowSeconds);
-  return new ApiError(
-    'USR-001',
-    `The user was sent ${rateLimit.count} requests in ${rateLimit.windowSeconds} seconds, the directory's limit`,
-    {
-      data: {
-        retry_after: window.end - nowSeconds,
-        limit: rateLimit.count,
-        window_seconds: rateLimit.windowSeconds,
-      },
-    },
-  );
+/** The user's counter as it is now, after a create's count failed its condition. */
+export function readRequestCounts(key: UserKey): Promise<StoredRequestCounts | undefined> {
+  return getRequestCounts(key.directoryId, key.identifier);
 }
 
 /** Locks the user after a fraud denial, when the directory has the lock on. */

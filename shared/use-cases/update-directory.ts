@@ -32,9 +32,10 @@ export async function updateDirectory(
   directoryId: string,
   update: DirectoryUpdate,
 ): Promise<void> {
+  // Ownership first: another organization's directory answers as an unknown one, before any costly parsing.
+  await requireDirectory(organizationId, directoryId);
   const ios = update.iosP12 == null ? update.iosP12 : inspect(update.iosP12);
   const android = update.androidKey == null ? update.androidKey : inspectAndroidKey(update.androidKey);
-  await requireDirectory(organizationId, directoryId);
   let androidKey: DirectoryChanges['androidKey'];
   if (ios !== undefined || android !== undefined) {
     const hashKey = await currentHashKey();

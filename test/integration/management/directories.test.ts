@@ -250,6 +250,16 @@ describe('updating a directory', () => {
     expect((await getDirectory(id)).ios_certificate_fingerprint).toBeNull();
   });
 
+  it('refuses an ios_p12 holding more private keys than APNs needs with ARG-001, before decrypting any', async () => {
+    const id = await createDirectory(organization);
+    const error = await refusal(
+      patch({ directory_id: id, ios_p12: p12Fixture('openssl-no-mac-three-keys') }),
+    );
+    expect({ status: error.status, code: error.errorCode }).toEqual({ status: 400, code: 'ARG-001' });
+    expect(error.errorDetail).toBe('ios_p12: holds more than 2 private keys');
+    expect((await getDirectory(id)).ios_certificate_fingerprint).toBeNull();
+  });
+
   it.each([
     ['a webhook_url that is not absolute', { webhook_url: '/relative' }, /webhook_url/],
     ['a webhook_url of another scheme', { webhook_url: 'ftp://example.com/x' }, /webhook_url/],
@@ -260,6 +270,21 @@ describe('updating a directory', () => {
     const error = await refusal(patch({ directory_id: id, ...fields }));
     expect({ status: error.status, code: error.errorCode }).toEqual({ status: 400, code: 'ARG-001' });
     expect(String(error.errorDetail)).toMatch(detail);
+  });
+
+  it('answers a foreign directory exactly as an unknown one, before it reads any push credential', async () => {
+    const foreign = await createDirectory(await newOrganization(service));
+    const refused = async (directoryId: string) => {
+      const error = await refusal(patch({ directory_id: directoryId, ios_p12: 'not base64!' }));
+      return {
+        status: error.status,
+        code: error.errorCode,
+        detail: String(error.errorDetail).replace(directoryId, '<id>'),
+      };
+    };
+    const unknown = await refused(randomUUID());
+    expect(unknown).toMatchObject({ status: 403, code: 'HTTP-403' });
+    expect(await refused(foreign)).toEqual(unknown);
   });
 
   it('refuses a directory_id that is not a UUID with ARG-001, and a foreign one with 403', async () => {
