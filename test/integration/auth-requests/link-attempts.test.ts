@@ -2,6 +2,8 @@ import { request } from 'node:http';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { linkAuthenticator } from '#shared/authenticator/authenticator';
+import { linkProblem } from '#web/authenticator/words';
 import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
 import { rsaKeyPair } from '#test/support/keys';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
@@ -131,6 +133,20 @@ describe('failed links from one address', () => {
     expect(await link('127.0.0.6', unknownCode())).toMatchObject({ status: 429 });
     vi.setSystemTime(Date.now() + 600_000);
     expect(await link('127.0.0.6', await startLink('dora'), scene.sdkKey)).toMatchObject({ status: 201 });
+  });
+});
+
+describe('the web authenticator, refused for failed links from its address', () => {
+  it('says when to try again, in words', async () => {
+    startOfWindow();
+    // Its own requests come from 127.0.0.1, which no other test links from.
+    await failures('127.0.0.1', 10);
+    const refused = await linkAuthenticator({ baseUrl: runtime.baseUrl, code: await startLink('kim') }).catch(
+      (error: unknown) => error,
+    );
+    expect(linkProblem(refused)).toBe(
+      'Too many linking codes that did not work were tried from this network. Try again in 10 minutes.',
+    );
   });
 });
 
