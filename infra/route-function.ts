@@ -151,6 +151,7 @@ const kindWords: Readonly<Record<ItemKind, string>> = {
   device: 'Dev',
   userHead: 'User',
   linkCode: 'Link',
+  linkAddress: 'LinkAddr',
   authRequest: 'Auth',
   v1AppKey: 'V1',
   serviceName: 'SvcName',

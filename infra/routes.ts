@@ -117,7 +117,7 @@ export const httpRoutes: readonly HttpRoute[] = [
   unsigned('GET', '/public/v3/public-key', 'public/get-public-key', table(['apiPublicKey'], [])),
   unsigned('GET', '/public/v3/public-key/{kid}', 'public/get-public-key', table(['apiPublicKey'], [])),
   unsigned('GET', '/public/v3/icons/service.svg', 'public/get-service-icon', {}),
-  unsigned('GET', '/public/v3/qrcodes/{code}', 'public/get-qr-code', table(['linkCode'], [])),
+  unsigned('GET', '/public/v3/qrcodes/{code}', 'public/get-qr-code', {}),
   unsigned('GET', '/public/v3/openapi.json', 'public/get-openapi', {}),
   unsigned('GET', '/v1/ping', 'v1/ping', table(['apiPublicKey'], [])),
   // The v1 poll decrypts the service's secret with the API's key.
@@ -267,7 +267,7 @@ export const httpRoutes: readonly HttpRoute[] = [
   unsigned('POST', '/device/v3/link', 'device/link', {
     ...table(
       ['linkCode', 'sdkKey', 'organization', 'directory', 'device'],
-      ['linkCode', 'directory', 'device'],
+      ['linkCode', 'linkAddress', 'directory', 'device'],
     ),
     ...publishes,
     audit: 'append',
@@ -471,13 +471,13 @@ export const routeThrottles: Readonly<Record<string, RouteThrottle>> = {
   'GET /public/v3/public-key': { rateLimit: 20, burstLimit: 40 },
   'GET /public/v3/public-key/{kid}': { rateLimit: 20, burstLimit: 40 },
   'GET /public/v3/icons/service.svg': { rateLimit: 10, burstLimit: 20 },
-  // Guessable: a code's image reveals nothing, but a flood is cheap to send.
+  // Any well-formed code has an image, made without the store: a flood costs only the encoding.
   'GET /public/v3/qrcodes/{code}': { rateLimit: 10, burstLimit: 20 },
   'GET /public/v3/openapi.json': { rateLimit: 5, burstLimit: 10 },
   'GET /v1/ping': { rateLimit: 10, burstLimit: 20 },
   'GET /v1/poll': { rateLimit: 20, burstLimit: 40 },
-  // Link codes have no attempt limit of their own: at 5 a second, all callers together get at most 1 500 guesses
-  // in a code's 5 minutes, against 2^40 codes.
+  // Besides the failed attempts a link counts per address, directory and code: at 5 a second, all callers together
+  // get at most 18 000 guesses in the hour a code may live, against 2^40 codes.
   'POST /device/v3/link': { rateLimit: 5, burstLimit: 10 },
   'GET /authenticator': { rateLimit: 10, burstLimit: 20 },
   'GET /authenticator/{proxy+}': { rateLimit: 30, burstLimit: 60 },

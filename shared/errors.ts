@@ -50,6 +50,8 @@ export const errorStatus = {
   /** A request that has expired, on the device API (the service API answers 408 without a body). */
   'HTTP-408': 408,
   'HTTP-413': 413,
+  /** Too many failed device links from one address, or with one directory's SDK keys (docs/protocol.md#linking). */
+  'HTTP-429': 429,
   'HTTP-500': 500,
   'HTTP-503': 503,
 } as const;

@@ -1,15 +1,16 @@
 import { recordDeviceLink } from '#shared/audit/device-link-record';
 import { invalidArgument } from '#shared/errors';
+import { callerAddress } from '#shared/http/caller-address';
 import { acceptedBody } from '#shared/http/event';
 import { json, publicHandler } from '#shared/http/public-handler';
 import { linkDeviceBody } from '#shared/http/schemas/devices';
 import { validateBody } from '#shared/http/schemas/validate-body';
-import { linkDevice } from '#shared/use-cases/link-device';
+import { linkDeviceWithinLimits } from '#shared/use-cases/link-attempts';
 
 /**
  * POST /device/v3/link: a device links itself with a linking code, its own public key and, from an app of the
  * directory, one of its SDK keys. It has no key registered yet, so the request is plain JSON (over TLS); every later
- * request of the device is signed by it.
+ * request of the device is signed by it. Failed attempts are limited per address, per directory and per code.
  */
 export const handler = publicHandler(async (event) => {
   const body = acceptedBody(event);
@@ -21,7 +22,7 @@ export const handler = publicHandler(async (event) => {
   }
   const input = validateBody(linkDeviceBody, value);
   const receivedAt = new Date();
-  const linked = await linkDevice(
+  const linked = await linkDeviceWithinLimits(
     {
       sdkKey: input.sdk_key,
       code: input.code,
@@ -29,6 +30,7 @@ export const handler = publicHandler(async (event) => {
       name: input.name,
       type: input.type,
     },
+    callerAddress(event),
     receivedAt,
     (link) => recordDeviceLink(event, link, receivedAt),
   );

@@ -82,7 +82,9 @@ export async function linkAuthenticator(options: LinkOptions<LinkedDevice>): Pro
       response.status,
       typeof body.error_code === 'string' ? body.error_code : undefined,
       body.error_detail ?? response.statusText,
-      undefined,
+      typeof body.error_data === 'object' && body.error_data !== null
+        ? (body.error_data as Record<string, unknown>)
+        : undefined,
     );
   }
   return {

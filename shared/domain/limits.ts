@@ -43,3 +43,36 @@ export const maxDevicesPerUser = 100;
  * limit, an identifier of 256 characters and a TOTP, the user's record is about 132 KB.
  */
 export const maxSessionsPerUser = 250;
+
+/**
+ * Failed attempts at linking a device, which guess at an 8-character code (about 40 bits) valid for up to an hour.
+ * A failure is a link refused for its code (unknown, used, expired or locked: 404) or for how the code was presented
+ * (an SDK key that is not its directory's, or none where the directory wants one: 403). Counted in fixed windows
+ * starting at multiples of their length; an attempt counts while it is under way, so concurrent attempts cannot
+ * overshoot, and a link that goes through (or fails for another reason) gives its count back.
+ */
+export interface AttemptLimit {
+  readonly count: number;
+  readonly windowSeconds: number;
+}
+
+/**
+ * Per source address (an IPv6 address by its /64, which one subscriber usually holds whole): 10 failures in 10
+ * minutes, 60 guesses an hour, which a person mistyping a code never reaches. Past it, every link from that address is
+ * refused until the window ends, a right code too: otherwise the refusal would only slow the guessing down.
+ */
+export const linkFailuresPerAddress: AttemptLimit = { count: 10, windowSeconds: 600 };
+
+/**
+ * Per directory, for attempts that carry one of its SDK keys (its own app's links): 100 failures in 10 minutes, against
+ * guessing spread over many addresses. Past it, links with the directory's SDK keys are refused until the window ends.
+ * Its SDK keys ship in its app, so anyone can use this up and hold the directory's app links back for a window:
+ * sized far above what mistyping users make, and no worse than the route's own throttle (docs/deploy.md).
+ */
+export const linkFailuresPerDirectory: AttemptLimit = { count: 100, windowSeconds: 600 };
+
+/**
+ * Per code: a code presented wrongly 5 times (an SDK key not of its directory, or none where the directory wants one)
+ * is locked: used up, as if it had expired. Whoever presents it has found a code that exists.
+ */
+export const linkRefusalsPerCode = 5;

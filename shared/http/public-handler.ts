@@ -42,10 +42,23 @@ export function publicHandler(handle: (event: HttpEvent) => Promise<PublicReply>
         const error = request.error;
         const reply =
           error instanceof ApiError
-            ? json(error.status, { error_code: error.code, error_detail: error.detail })
+            ? refusal(error)
             : json(500, { error_code: 'HTTP-500', error_detail: 'Internal error' });
         if (!(error instanceof ApiError) || error.status >= 500) logger.error('Request failed', { error });
         request.response = { statusCode: reply.status, headers: { ...reply.headers }, body: reply.body };
       },
     });
+}
+
+/** A refusal's body, and for a 429 the seconds to wait in `Retry-After` too: nothing signs these answers' headers. */
+function refusal(error: ApiError): PublicReply {
+  const reply = json(error.status, {
+    error_code: error.code,
+    error_detail: error.detail,
+    ...(error.data ? { error_data: error.data } : {}),
+  });
+  const retryAfter = error.data?.retry_after;
+  return error.status === 429 && typeof retryAfter === 'number'
+    ? { ...reply, headers: { ...reply.headers, 'retry-after': String(retryAfter) } }
+    : reply;
 }

@@ -9,8 +9,9 @@ export const itemKinds = {
   /** `ORGS`: the list of every organization (the admin CLI's). */
   organizationList: { prefix: 'ORGS', exact: true },
   /**
-   * `DIR#<dir>`: a directory's head and keys, its services' records, settings, rate counters and fraud locks — and its
-   * users (devices, sessions, sealed TOTP secrets) and its sealed push credentials, which no partition key separates.
+   * `DIR#<dir>`: a directory's head and keys, its services' records, settings, rate counters, fraud locks and counts of
+   * failed links — and its users (devices, sessions, sealed TOTP secrets) and its sealed push credentials, which no
+   * partition key separates.
    */
   directory: { prefix: 'DIR#', exact: false },
   /** `SVC#<svc>`: a service's head, keys and policy. */
@@ -21,6 +22,8 @@ export const itemKinds = {
   userHead: { prefix: 'USER#', exact: false },
   /** `LINKCODE#<code>`: a linking code while it is valid. */
   linkCode: { prefix: 'LINKCODE#', exact: false },
+  /** `LINKADDR#<block>`: failed link attempts from one address block. */
+  linkAddress: { prefix: 'LINKADDR#', exact: false },
   /** `AUTH#<id>`: an authorization request and the record of its delivered pushes. */
   authRequest: { prefix: 'AUTH#', exact: false },
   /** `V1APP#<app key>`: the service a legacy v1 app key belongs to. */

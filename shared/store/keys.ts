@@ -19,6 +19,7 @@ import { itemKinds } from '#shared/store/item-kinds';
  *               RATE#<h>         a user's request counts in its latest rate-limit window and the one before (h: the
  *                                identifier's SHA-256)
  *               LOCK#<h>         a user's lock after a fraud denial
+ *               LINKFAILS#<window>  failed link attempts with the directory's SDK keys in one window
  *   SVC#<svc>   HEAD             the service's head: owners, key set
  *               KEY#<kid>        its public keys
  *               POLICY           its service policy
@@ -26,7 +27,8 @@ import { itemKinds } from '#shared/store/item-kinds';
  *   ORG#<org>   USERIDX#<h>#<dir>  which directories know an identifier (h: its SHA-256), for Organization Services
  *   USER#<user> HEAD             a user by id: directory and identifier
  *   DEV#<dev>   HEAD, KEY#<kid>  a linked device: its user, its keys
- *   LINKCODE#<code>  LINKCODE    a linking code while it is valid
+ *   LINKCODE#<code>  LINKCODE    a linking code while it is valid (and how often it was presented wrongly)
+ *   LINKADDR#<block>  FAILS#<window>  failed link attempts from one address block in one window
  *   AUTH#<id>   AUTH             an authorization request
  *   V1APP#<app key>  V1APP       the service a legacy v1 app key belongs to
  *   SVCNAME#<name>  CLAIM        service name claims (unique across all services)
@@ -149,6 +151,15 @@ export const organizationUserIndexKey = (
 export const linkCodeKey = (code: string): ItemKey => ({
   pk: `${itemKinds.linkCode.prefix}${code}`,
   sk: 'LINKCODE',
+});
+/** Failed link attempts, per window: of an address block (domain/address-block.ts), and of a directory's SDK keys. */
+export const linkFailuresByAddressKey = (block: string, windowStart: number): ItemKey => ({
+  pk: `${itemKinds.linkAddress.prefix}${block}`,
+  sk: `FAILS#${windowStart}`,
+});
+export const linkFailuresByDirectoryKey = (directoryId: string, windowStart: number): ItemKey => ({
+  pk: entityPartition({ type: 'dir', id: directoryId }),
+  sk: `LINKFAILS#${windowStart}`,
 });
 export const authRequestKey = (authId: string): ItemKey => ({
   pk: `${itemKinds.authRequest.prefix}${authId}`,

@@ -4,7 +4,7 @@ import { DeviceStatus, expiredLinks, type UserDevice, type UserKey } from '#shar
 import { invalidArgument, notFound } from '#shared/errors';
 import type { ApiIdentity } from '#shared/protocol/dialect';
 import { deleteEntityHead } from '#shared/store/heads';
-import { getLinkCode, type LinkCode, putLinkCode } from '#shared/store/link-codes';
+import { type LinkCode, putLinkCode } from '#shared/store/link-codes';
 import {
   ensureUser,
   getUser,
@@ -130,9 +130,4 @@ export async function unlinkDevice(directoryId: string, identifier: string, devi
     throw notFound('There is no such device for this user');
   }
   await deleteEntityHead({ type: 'dev', id: deviceId });
-}
-
-/** The user a code links a device for, while it is valid; for serving the code's QR image. */
-export async function linkCodeExists(code: string, now: Date): Promise<boolean> {
-  return (await getLinkCode(code, Math.floor(now.getTime() / 1000))) !== undefined;
 }

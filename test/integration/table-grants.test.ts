@@ -22,20 +22,20 @@ function declare(path: string, table: Access['table']): () => void {
 
 describe('the route table’s grants in the local runtime', () => {
   it('serve a route within what its row declares', async () => {
-    const response = await fetch(`${service.baseUrl}/public/v3/qrcodes/ABCDEFG`);
+    const response = await fetch(`${service.baseUrl}/public/v3/public-key/00:11`);
     expect(response.status).toBe(404);
   });
 
   it('fail a route that touches an item kind its row does not declare, and the run with it, as IAM would', async () => {
-    const restore = declare('/public/v3/qrcodes/{code}', { reads: ['apiPublicKey'], writes: [] });
+    const restore = declare('/public/v3/public-key/{kid}', { reads: ['linkCode'], writes: [] });
     try {
-      const response = await fetch(`${service.baseUrl}/public/v3/qrcodes/ABCDEFG`);
+      const response = await fetch(`${service.baseUrl}/public/v3/public-key/00:11`);
       expect(response.status).toBe(500);
     } finally {
       restore();
     }
     await expect(service.stop()).rejects.toThrow(
-      'GetPublicV3QrcodesCode may not dynamodb:GetItem on linkCode (LINKCODE#ABCDEFG): its route does not declare it',
+      'GetPublicV3PublicKeyKid may not dynamodb:GetItem on apiPublicKey (API): its route does not declare it',
     );
   });
 });

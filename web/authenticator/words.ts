@@ -58,6 +58,11 @@ export function linkProblem(error: unknown): string {
     const detail = typeof error.errorDetail === 'string' ? error.errorDetail : '';
     if (error.status === 403 && /web/i.test(detail))
       return 'This directory does not allow linking from the web authenticator. Use the app your service offers.';
+    if (error.status === 429) {
+      const seconds = Number(error.errorData?.retry_after);
+      const wait = seconds > 0 ? `in ${Math.ceil(seconds / 60)} minute${seconds > 60 ? 's' : ''}` : 'later';
+      return `Too many linking codes that did not work were tried from this network. Try again ${wait}.`;
+    }
     if (error.status === 404 || error.status === 400 || error.status === 403)
       return 'This linking code is not valid any more: it was used, it expired, or it was mistyped. Ask the application for a new QR code.';
     return `The service refused to link this browser (${error.status}${detail ? `: ${detail}` : ''}).`;

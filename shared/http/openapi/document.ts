@@ -50,7 +50,10 @@ const signedRefusals: readonly ErrorCode[] = [
 ];
 
 /** The `error_data` some codes carry. */
-const errorData: Partial<Record<ErrorCode, string>> = { 'SVC-005': 'BusyErrorData' };
+const errorData: Partial<Record<ErrorCode, string>> = {
+  'SVC-005': 'BusyErrorData',
+  'HTTP-429': 'RetryErrorData',
+};
 
 const statusLabels: Readonly<Record<number, string>> = {
   400: 'Invalid request',
@@ -60,6 +63,7 @@ const statusLabels: Readonly<Record<number, string>> = {
   408: 'Expired',
   409: 'Conflict',
   413: `Body larger than ${maxRequestBodyBytes / 1024 / 1024} MB`,
+  429: 'Too many: error_data.retry_after says how many seconds to wait',
   500: 'Internal error',
   503: 'Unavailable for a moment; retry',
 };

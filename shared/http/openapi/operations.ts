@@ -207,7 +207,8 @@ export const operations: Readonly<Record<RouteKey, OperationDoc>> = {
   },
   'GET /public/v3/qrcodes/{code}': {
     summary: 'The QR image of a linking code',
-    description: 'Only codes that are still valid have one.',
+    description:
+      "Any well-formed code has one, valid or not, so the answer tells nobody which codes exist; it encodes the web authenticator's page with the code in its fragment.",
     subject: 'unsigned',
     answers: [
       {
@@ -487,11 +488,11 @@ export const operations: Readonly<Record<RouteKey, OperationDoc>> = {
   'POST /device/v3/link': {
     summary: 'A device links itself',
     description:
-      'Plain JSON over TLS: the device has no key registered yet. It registers its public key, with which it signs every later request; the directory gets a device link completion webhook.',
+      'Plain JSON over TLS: the device has no key registered yet. It registers its public key, with which it signs every later request; the directory gets a device link completion webhook. Failed links are limited per address, per directory (with its SDK keys) and per code: HTTP-429 with a Retry-After past a limit.',
     subject: 'unsigned',
     body: 'LinkDeviceBody',
     answers: [created('DeviceLinked', 'Linked')],
-    errors: ['ARG-001', 'KEY-001', 'HTTP-403', 'HTTP-404', 'HTTP-413'],
+    errors: ['ARG-001', 'KEY-001', 'HTTP-403', 'HTTP-404', 'HTTP-413', 'HTTP-429'],
     see: 'device-api',
   },
   'POST /device/v3/passkey/options': {

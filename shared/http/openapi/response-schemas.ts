@@ -74,7 +74,7 @@ export const responseSchemas = {
     {
       error_code: { type: 'string', enum: Object.keys(errorStatus) },
       error_detail: text('What was wrong, naming the field'),
-      error_data: { type: 'object', description: 'Details some codes carry (SVC-005)' },
+      error_data: { type: 'object', description: 'Details some codes carry (SVC-005, HTTP-429)' },
     },
     'An error (docs/protocol.md#errors)',
     ['error_data'],
@@ -86,6 +86,16 @@ export const responseSchemas = {
       expires: dateTime,
     },
     "SVC-005's error_data: the user's pending request",
+  ),
+  RetryErrorData: object<{ retry_after: number }>(
+    {
+      retry_after: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Seconds until the window ends; also in the Retry-After header',
+      },
+    },
+    "HTTP-429's error_data: when a link may be tried again",
   ),
   Created: object<{ id: string }>({ id: uuid }),
   AuditRecords: object<AuditRecordsAnswer>(

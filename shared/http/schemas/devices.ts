@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { linkCodeShape } from '#shared/domain/link-code';
 import { httpUrl, optionalNullable, promptText, seconds, uuid } from '#shared/http/schemas/common';
 import { publicKey } from '#shared/http/schemas/keys';
 import { identifier } from '#shared/http/schemas/users';
@@ -17,7 +18,7 @@ const label = promptText(100);
 /** The device's own link request (unsigned: it has no key registered yet); the web authenticator has no SDK key. */
 export const linkDeviceBody = v.strictObject({
   sdk_key: optionalNullable(uuid),
-  code: v.pipe(v.string(), v.regex(/^[A-Z0-9]{7,16}$/, 'must be the linking code')),
+  code: v.pipe(v.string(), v.regex(linkCodeShape, 'must be the linking code')),
   public_key: publicKey,
   name: optionalNullable(label),
   type: optionalNullable(label),

@@ -96,8 +96,8 @@ describe('linking a device', () => {
     expect(await listDevices('dave')).toEqual([
       expect.objectContaining({ id: started.device_id, status: 1, name: "Dave's phone", type: 'ios' }),
     ]);
-    // The code is used up, and so is its image.
-    expect((await fetch(started.qrcode)).status).toBe(404);
+    // The code is used up; its image stays, as any well-formed code's does (it tells nobody which codes exist).
+    expect((await fetch(started.qrcode)).status).toBe(200);
     expect(
       await postLink({ sdk_key: scene.sdkKey, code: started.code, public_key: rsaKeyPair().publicPem }),
     ).toMatchObject({ status: 404, body: { error_code: 'HTTP-404' } });
@@ -150,8 +150,8 @@ describe('linking a device', () => {
     expect(await listDevices('olga')).toEqual([expect.objectContaining({ status: 1 })]);
   });
 
-  it('refuses the QR image of a code that does not exist', async () => {
-    expect((await fetch(`${runtime.baseUrl}/public/v3/qrcodes/ABCDEFGH`)).status).toBe(404);
+  it('draws the QR image of any well-formed code, and refuses what cannot be one', async () => {
+    expect((await fetch(`${runtime.baseUrl}/public/v3/qrcodes/ABCDEFGH`)).status).toBe(200);
     expect((await fetch(`${runtime.baseUrl}/public/v3/qrcodes/not-a-code`)).status).toBe(404);
   });
 

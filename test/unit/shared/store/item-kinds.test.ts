@@ -32,6 +32,8 @@ const everyKey: [string, keys.ItemKey, ItemKind][] = [
   ['user head', keys.userHeadKey('u1'), 'userHead'],
   ['organization user index', keys.organizationUserIndexKey('o1', 'h', 'd1'), 'organization'],
   ['linking code', keys.linkCodeKey('ABC1234'), 'linkCode'],
+  ['failed links of an address block', keys.linkFailuresByAddressKey('2001:db8:0:1::/64', 0), 'linkAddress'],
+  ["failed links with a directory's SDK keys", keys.linkFailuresByDirectoryKey('d1', 0), 'directory'],
   ['auth request', keys.authRequestKey('a1'), 'authRequest'],
   ['v1 app key', keys.v1AppKeyLookupKey('123'), 'v1AppKey'],
   ['SDK key', keys.sdkKeyLookupKey('k'), 'sdkKey'],
