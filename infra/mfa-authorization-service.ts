@@ -449,6 +449,8 @@ export class MfaAuthorizationService extends Construct {
       : domainName
         ? `https://${props.customDomain?.domainName}`
         : (stage.url ?? api.apiEndpoint).replace(/\/$/, '');
+    // Passkeys are bound to the API's own origin: without the edge's PUBLIC_BASE_URL, the Host header would choose it.
+    if (!edge) for (const fn of apiFunctions) fn.addEnvironment('WEBAUTHN_ORIGINS', this.baseUrl);
     for (const worker of pushWorkers)
       worker.addEnvironment('PUSH_VAPID_SUBJECT', props.pushContact ?? this.baseUrl);
     if (edge && props.customDomain) this.customDomainTarget = edge.distribution.distributionDomainName;

@@ -133,8 +133,9 @@ export const httpRoutes: readonly HttpRoute[] = [
     'organization/create-directory',
     table([], ['organization', 'directory']),
   ),
-  signed('GET', '/organization/v3/directories', 'organization/list-directories'),
-  signed('POST', '/organization/v3/directories/list', 'organization/list-directories-by-ids'),
+  // An android_key that is not a service-account file is shown as given, opened with the hash key.
+  signed('GET', '/organization/v3/directories', 'organization/list-directories', hashes),
+  signed('POST', '/organization/v3/directories/list', 'organization/list-directories-by-ids', hashes),
   signed('PATCH', '/organization/v3/directories', 'organization/update-directory', {
     ...table([], ['organization', 'directory']),
     ...hashes,

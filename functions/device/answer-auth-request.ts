@@ -13,7 +13,7 @@ import { answerAsDevice } from '#shared/use-cases/answer-auth-request';
 export const handler = signedHandler({
   subject: 'dev',
   body: answerAuthRequestBody,
-  handle: async ({ caller, body, pathParameters, receivedAt, baseUrl }) => {
+  handle: async ({ caller, body, pathParameters, receivedAt, passkeyOrigin }) => {
     const webauthn = body.webauthn as AuthenticationResponseJSON | null | undefined;
     const { serviceId } = await answerAsDevice(
       caller.subject,
@@ -33,7 +33,7 @@ export const handler = signedHandler({
             webauthn,
           },
       receivedAt,
-      baseUrl,
+      passkeyOrigin,
     );
     noteForAudit(caller, { service_id: serviceId });
     countMetric('AuthRequestsAnswered');

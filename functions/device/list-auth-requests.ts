@@ -6,6 +6,6 @@ import { listPendingForDevice } from '#shared/use-cases/device-auth-requests';
 export const handler = signedHandler({
   subject: 'dev',
   body: 'none',
-  handle: async ({ caller, receivedAt, baseUrl }) =>
-    ok(await listPendingForDevice(caller.subject, caller.subjectHead, receivedAt, baseUrl)),
+  handle: async ({ caller, receivedAt, passkeyOrigin }) =>
+    ok(await listPendingForDevice(caller.subject, caller.subjectHead, receivedAt, passkeyOrigin)),
 });

@@ -7,12 +7,12 @@ import { passkeyRegistrationOptions } from '#shared/use-cases/passkeys';
 export const handler = signedHandler({
   subject: 'dev',
   body: 'none',
-  handle: async ({ caller, receivedAt, baseUrl }) =>
+  handle: async ({ caller, receivedAt, passkeyOrigin }) =>
     ok(
       await passkeyRegistrationOptions(
         deviceUserKey(caller.subjectHead),
         caller.subject.id,
-        baseUrl,
+        passkeyOrigin,
         receivedAt,
       ),
     ),

@@ -9,12 +9,12 @@ import { registerPasskey } from '#shared/use-cases/passkeys';
 export const handler = signedHandler({
   subject: 'dev',
   body: registerPasskeyBody,
-  handle: async ({ caller, body, receivedAt, baseUrl }) => {
+  handle: async ({ caller, body, receivedAt, passkeyOrigin }) => {
     await registerPasskey(
       deviceUserKey(caller.subjectHead),
       caller.subject.id,
       body.registration as RegistrationResponseJSON,
-      baseUrl,
+      passkeyOrigin,
       receivedAt,
     );
     return noContent();

@@ -1,7 +1,7 @@
 import { ok } from '#shared/http/reply';
 import { listDirectoriesByIdsBody } from '#shared/http/schemas/directories';
 import { signedHandler } from '#shared/http/signed-handler';
-import { listDirectoriesByIds } from '#shared/use-cases/directories';
+import { listDirectoriesByIds } from '#shared/use-cases/list-directories';
 
 /**
  * POST /organization/v3/directories/list: the named directories, in the order asked. Any id the organization does

@@ -1,6 +1,6 @@
 import { ok } from '#shared/http/reply';
 import { signedHandler } from '#shared/http/signed-handler';
-import { listDirectories } from '#shared/store/directories';
+import { listDirectories } from '#shared/use-cases/list-directories';
 
 /** GET /organization/v3/directories: the organization's directories (docs/protocol.md#management-api, #objects). */
 export const handler = signedHandler({

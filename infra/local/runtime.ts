@@ -120,6 +120,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const { startHttpServer } = await import('#infra/local/http-server');
     const { server, url } = await startHttpServer({ port: options.port, host: options.host ?? '127.0.0.1' });
     stops.push(() => closeServer(server));
+    Object.assign(process.env, localPasskeyDefaults(process.env, url));
 
     const pollers = [
       ...(await startConsumers(engines.sqsEndpoint, queues, 'webhooks', webhookConsumers, webhookDelivery)),
@@ -204,6 +205,29 @@ export function runtimeRecordOf(parts: {
     source: parts.source,
     node: parts.node,
   };
+}
+
+/**
+ * Where a browser on this machine opens the runtime: at `localhost` for a loopback address, since passkeys need a
+ * domain for their relying party, never an IP address, and `localhost` is a secure context without TLS.
+ */
+export function browserOrigin(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  if (url.hostname === '127.0.0.1' || url.hostname === '[::1]') url.hostname = 'localhost';
+  return url.origin;
+}
+
+/** What this process's last runtime set WEBAUTHN_ORIGINS to, so that the next one sets its own port's. */
+let runtimePasskeyOrigins: string | undefined;
+
+/**
+ * Passkeys bound to the browser's origin of this runtime, whatever Host a request names (there is no
+ * PUBLIC_BASE_URL here); an operator's WEBAUTHN_ORIGINS wins.
+ */
+function localPasskeyDefaults(env: NodeJS.ProcessEnv, baseUrl: string): Record<string, string> {
+  if (env.WEBAUTHN_ORIGINS !== undefined && env.WEBAUTHN_ORIGINS !== runtimePasskeyOrigins) return {};
+  runtimePasskeyOrigins = browserOrigin(baseUrl);
+  return { WEBAUTHN_ORIGINS: runtimePasskeyOrigins };
 }
 
 /** The worker's settings as in AWS, except that http and loopback receivers are allowed. */

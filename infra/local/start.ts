@@ -1,6 +1,11 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DataDirectoryInUseError, type LocalRuntime, startLocalRuntime } from '#infra/local/runtime';
+import {
+  browserOrigin,
+  DataDirectoryInUseError,
+  type LocalRuntime,
+  startLocalRuntime,
+} from '#infra/local/runtime';
 import { type ApiKeySize, apiKeySizes } from '#shared/api-keys/key-ring';
 import { describeBuild, ensureWebAuthenticator } from '#web/authenticator/build';
 
@@ -29,6 +34,9 @@ Options:
   --cloud-assembly <dir>
                         With --assembly: run this cloud assembly (a cdk.out) exactly as it is
   -h, --help            Show this help
+
+Passkeys are bound to http://localhost:<port>, whatever Host a request names; WEBAUTHN_ORIGINS (comma-separated
+URLs) lists others, the first of which is used for a request from anywhere else.
 
 Ctrl-C stops the service cleanly.`;
 
@@ -110,7 +118,7 @@ MFA authorization service — local runtime${runtime.banner ?? ''}
   Organization id   ${organization.organizationId}${organization.created ? '  (created now)' : ''}
   Organization key  ${organization.privateKeyPath}
   Key id (kid)      ${organization.kid}
-  Web authenticator ${webAuthenticatorUrl(runtime.baseUrl)}
+  Web authenticator ${browserOrigin(runtime.baseUrl)}/authenticator/
 
 First signed call, with the project's client:
   npm run call -- ${callOptions(runtime.dataDir)}GET /organization/v3/directories
@@ -128,16 +136,6 @@ function assemblyBanner(runtime: import('#infra/assembly/runtime').AssemblyRunti
     `  Function logs     ${runtime.logDirectory}`,
     ...runtime.notes.map((note) => `  Note              ${note}`),
   ].join('\n');
-}
-
-/**
- * The web authenticator as a browser on this machine should open it: at `localhost`, since passkeys need a domain
- * for their relying party, never an IP address, and `localhost` is a secure context without TLS.
- */
-function webAuthenticatorUrl(baseUrl: string): string {
-  const url = new URL(`${baseUrl}/authenticator/`);
-  if (url.hostname === '127.0.0.1' || url.hostname === '[::1]') url.hostname = 'localhost';
-  return url.href;
 }
 
 /** The options `npm run call` needs to find this runtime: its data directory when not the default (the runtime's

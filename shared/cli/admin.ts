@@ -53,12 +53,20 @@ const commands = {
     about: `Issue the service's legacy v1 credentials for GET /v1/poll: an app key and a secret, shown once (only a digest
       is kept). Issuing again retires the previous app key.`,
   },
+  'service claim-look-alikes': {
+    synopsis: 'service claim-look-alikes',
+    about: `Once, after upgrading from a version that did not refuse look-alike service names: claim the look-alike
+      form of every service's name, oldest service first, so no new service can take a look-alike of it. Lists the
+      services whose look-alike form another service holds already; both keep their names. Safe to run again.`,
+  },
   'directory settings': {
     synopsis:
-      'directory settings --directory <id> [--rate-limit <count>/<seconds>] [--fraud-lock <seconds>|off] [--web-linking on|off]',
+      'directory settings --directory <id> [--rate-limit <count>/<seconds>] [--fraud-lock <seconds>|off] [--web-linking on|off] [--proven-factors on|off]',
     about: `Show or change a directory's protections against push fatigue: the requests one user may be sent per
       window (default 30/600), and how long a user is locked after denying a request as fraud (default off); and
-      whether a device may link with its linking code alone, as the web authenticator does (default on).`,
+      whether a device may link with its linking code alone, as the web authenticator does (default on); and whether
+      a request whose policy asks for inherence may be approved only with a verified passkey (default off). Each change
+      is an audit record of the directory's organization.`,
   },
   'directory push': {
     synopsis: 'directory push --directory <id>',
@@ -134,6 +142,9 @@ const readOnly: readonly Command[] = [
   'audit',
 ];
 
+/** The commands an operator changes a directory's protections with: each writes an audit record. */
+const operatorActions: readonly Command[] = ['directory settings', 'locks clear'];
+
 const { usageOf, commandList } = commandUsage('admin', commands);
 
 const help = `Usage: npm run admin -- <command> [options]
@@ -160,7 +171,8 @@ Target:
   --queue-url <url>     The deployed webhook queue (stack output WebhookQueueUrl), for webhooks with --table;
                         for push, the push queue (PushQueueUrl)
   --dlq-url <url>       The deployed dead-letter queue (WebhookDeadLetterQueueUrl or PushDeadLetterQueueUrl), likewise
-  --audit-table <name>  The deployed audit table (stack output AuditTableName), for audit with --table
+  --audit-table <name>  The deployed audit table (stack output AuditTableName), for audit, directory settings and
+                        locks clear with --table
   --json                Print results as JSON
   -h, --help            Show this help
 
@@ -183,6 +195,7 @@ const { values, positionals } = parseCommandLine(
         'rate-limit': { type: 'string' },
         'fraud-lock': { type: 'string' },
         'web-linking': { type: 'string' },
+        'proven-factors': { type: 'string' },
         p8: { type: 'string' },
         'key-id': { type: 'string' },
         'team-id': { type: 'string' },
@@ -264,6 +277,12 @@ async function pointAtTarget(): Promise<void> {
   if (values.table) {
     process.env.TABLE_NAME = values.table;
     if (values.region) process.env.AWS_REGION = values.region;
+    if (operatorActions.includes(command)) {
+      // Each change is an audit record of the directory's organization, which must not go unwritten.
+      if (!values['audit-table'])
+        fail(`${command} with --table needs --audit-table (the stack output AuditTableName).`);
+      process.env.AUDIT_TABLE_NAME = values['audit-table'];
+    }
     keyRing = async () => {
       if (!values['secret-id']) fail(`${command} against AWS needs --secret-id (the API key secret).`);
       const { secretKeyRingStorage } = await import('#shared/api-keys/key-ring-storage');
@@ -416,6 +435,20 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
       const issued = await issueV1Credentials(values.service);
       return { service_id: values.service, app_key: issued.app_key, secret: issued.secret };
     }
+    case 'service claim-look-alikes': {
+      const { claimLookAlikeNames } = await import('#shared/use-cases/look-alike-names');
+      const { services, clashes } = await claimLookAlikeNames(new Date());
+      return {
+        services,
+        look_alikes_held_by_others:
+          clashes
+            .map(
+              (clash) =>
+                `${clash.service_id} (${JSON.stringify(clash.name)}) looks like ${clash.look_alike_of}`,
+            )
+            .join('; ') || 'none',
+      };
+    }
     case 'directory settings': {
       if (!values.directory) fail('directory settings needs --directory.');
       const { updateDirectorySettings } = await import('#shared/use-cases/push-fatigue');
@@ -424,6 +457,7 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
           ...(values['rate-limit'] === undefined ? {} : { rateLimit: values['rate-limit'] }),
           ...(values['fraud-lock'] === undefined ? {} : { fraudLock: values['fraud-lock'] }),
           ...(values['web-linking'] === undefined ? {} : { webLinking: values['web-linking'] }),
+          ...(values['proven-factors'] === undefined ? {} : { provenFactors: values['proven-factors'] }),
         })),
       };
     }

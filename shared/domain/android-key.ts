@@ -1,4 +1,6 @@
-import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, type KeyObject, randomBytes } from 'node:crypto';
+import type { SealedAndroidKey } from '#shared/domain/directory';
+import { seal, unseal } from '#shared/domain/user-identity';
 
 /** What the FCM HTTP v1 provider needs from a Google service-account key file; the rest of the file is ignored. */
 export interface FcmServiceAccount {
@@ -9,13 +11,24 @@ export interface FcmServiceAccount {
   readonly privateKeyPem: string;
 }
 
-/** An `android_key` refused; the message completes `android_key: …` for the caller. */
+/** An `android_key` that is not a usable service-account file; the message completes `android_key …`. */
 export class InvalidAndroidKeyError extends Error {
   override readonly name = 'InvalidAndroidKeyError';
 }
 
-/** A real key file is about 2.3 KB; a 4096-bit key makes it about 4.5 KB. */
-export const maxAndroidKeyBytes = 8 * 1024;
+/**
+ * What an `android_key` is good for. LaunchKey took any string, so every one within the limit is taken; only a
+ * service-account file can push, and for anything else the reason says why, without quoting it.
+ */
+export type AndroidKeyInspection =
+  | { readonly usable: true; readonly account: FcmServiceAccount }
+  | { readonly usable: false; readonly reason: string };
+
+/**
+ * The longest `android_key` taken, in characters. A key file is about 2 300 and one with a 4096-bit key about 4 000:
+ * the 4 096 of earlier documentation would refuse such a file once re-indented or saved with CRLF line ends.
+ */
+export const maxAndroidKeyLength = 8 * 1024;
 
 // Google's rules: 6 to 30 lower-case letters, digits or hyphens, starting with a letter and not ending with a hyphen;
 // a domain-scoped project (an old Workspace feature) puts its domain and a colon before that.
@@ -25,9 +38,19 @@ const clientEmailPattern = /^[a-z0-9][a-z0-9-]{0,62}@(?:[a-z0-9-]+\.)+gserviceac
 // Google's key ids are 40 hex digits; the id only names the key in the JWT header, so any token-safe id is taken.
 const privateKeyIdPattern = /^[A-Za-z0-9_-]{16,128}$/;
 
-const legacyKey =
-  'is not a service-account JSON key: Google retired the legacy FCM API (server keys) in 2024; give the JSON file ' +
-  'from the Firebase console (Project settings → Service accounts → Generate new private key)';
+const notAFile =
+  'is not a Firebase service-account JSON file (Google retired the legacy FCM API and its server keys in 2024); ' +
+  'give the file from the Firebase console (Project settings → Service accounts → Generate new private key)';
+
+/** Reads an `android_key` within `maxAndroidKeyLength`: a service account to push with, or why there is none. */
+export function inspectAndroidKey(value: string): AndroidKeyInspection {
+  try {
+    return { usable: true, account: parseAndroidKey(value) };
+  } catch (error) {
+    if (error instanceof InvalidAndroidKeyError) return { usable: false, reason: error.message };
+    throw error;
+  }
+}
 
 /**
  * Reads a Google service-account key file (what the Firebase console's "Generate new private key" downloads), the
@@ -35,14 +58,8 @@ const legacyKey =
  * key cannot send the worker's signed grants anywhere else. Refusals are `InvalidAndroidKeyError`s.
  */
 export function parseAndroidKey(value: string): FcmServiceAccount {
-  // Bounded before parsing: JSON.parse and key loading are the costly steps.
-  if (value.length > maxAndroidKeyBytes || Buffer.byteLength(value, 'utf8') > maxAndroidKeyBytes) {
-    throw new InvalidAndroidKeyError(
-      `is larger than ${maxAndroidKeyBytes} bytes; a service-account key file is not`,
-    );
-  }
   const text = value.trim();
-  if (!text.startsWith('{')) throw new InvalidAndroidKeyError(legacyKey);
+  if (!text.startsWith('{')) throw new InvalidAndroidKeyError(notAFile);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -54,8 +71,8 @@ export function parseAndroidKey(value: string): FcmServiceAccount {
   }
   const file = json as Record<string, unknown>;
   if (file.type !== 'service_account') {
-    const type = typeof file.type === 'string' ? `"${file.type.slice(0, 40)}"` : 'missing';
-    throw new InvalidAndroidKeyError(`has type ${type}; FCM needs a key of type "service_account"`);
+    // Not quoted: the reason is shown to operators and logged, and the string is the caller's secret.
+    throw new InvalidAndroidKeyError('is a JSON file whose type is not "service_account", which FCM needs');
   }
   const projectId = field(file, 'project_id');
   if (!projectIdPattern.test(projectId))
@@ -78,6 +95,18 @@ export function parseAndroidKey(value: string): FcmServiceAccount {
  */
 export function describeAndroidKey(account: FcmServiceAccount): string {
   return `service-account:${account.clientEmail}#${account.privateKeyId.slice(0, 8)}`;
+}
+
+// Its own purpose, so a sealed android_key cannot be passed off as sealed push credentials, nor the reverse.
+const sealPurpose = 'directory/android-key';
+
+/** An `android_key` that is not a service-account file, sealed for the directory's record: it is shown as given. */
+export function sealAndroidKey(hashKey: Buffer, value: string): SealedAndroidKey {
+  return { sealed: seal(hashKey, sealPurpose, value, randomBytes(12)) };
+}
+
+export function openAndroidKey(hashKey: Buffer, sealed: SealedAndroidKey): string {
+  return unseal(hashKey, sealPurpose, sealed.sealed);
 }
 
 function field(file: Record<string, unknown>, name: string): string {

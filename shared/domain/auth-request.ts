@@ -69,6 +69,11 @@ export interface AuthRequest {
   readonly answer: AuthAnswer | undefined;
   /** The code the application shows and the user types, for a request created with `number_matching`. */
   readonly numberMatchCode?: string;
+  /**
+   * Set when the directory takes factors only proven to it and the policy asks for inherence: only a device with a
+   * passkey, whose every answer carries a verified assertion with user verification, may answer with a sealed package.
+   */
+  readonly passkeyRequired?: true;
   /** Wrong codes devices have sent so far. */
   readonly numberMatchFailures?: number;
   /**
@@ -103,6 +108,8 @@ export interface ShownAuthRequest extends Pick<
   | 'deviceIds'
 > {
   readonly numberMatch: boolean;
+  /** Absent on slots claimed before it was kept: read as false. */
+  readonly passkeyRequired?: boolean;
   readonly serviceKey: { readonly kid: string; readonly publicKeyPem: string } | null;
 }
 
@@ -129,6 +136,7 @@ export function shownAuthRequest(
     requesterPublicKey: auth.requesterPublicKey,
     deviceIds: auth.deviceIds,
     numberMatch: auth.numberMatchCode !== undefined,
+    passkeyRequired: auth.passkeyRequired === true,
     serviceKey: serviceKey ? { kid: serviceKey.kid, publicKeyPem: serviceKey.publicKeyPem } : null,
   };
 }

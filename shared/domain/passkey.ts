@@ -27,9 +27,14 @@ export interface PasskeyChallenge {
 /** How long a device has to complete a registration: WebAuthn's own default timeout is a few minutes at most. */
 export const passkeyChallengeSeconds = 300;
 
-/** The WebAuthn relying party a deployment is: its public base URL's host and origin (`localhost` locally). */
-export function relyingParty(baseUrl: string): { readonly rpId: string; readonly origin: string } {
-  const url = new URL(baseUrl);
+/**
+ * The WebAuthn relying party a deployment is: the host and origin passkeys are bound to (`localhost` locally), which
+ * the deployment configures (see `passkeyOrigin` in shared/http/event.ts); one that configures none offers no passkeys.
+ */
+export function relyingParty(origin: string | undefined): { readonly rpId: string; readonly origin: string } {
+  if (origin === undefined)
+    throw new Error('Passkeys need PUBLIC_BASE_URL or WEBAUTHN_ORIGINS, and neither is set');
+  const url = new URL(origin);
   return { rpId: url.hostname, origin: url.origin };
 }
 

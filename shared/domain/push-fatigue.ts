@@ -35,19 +35,28 @@ export const defaultPushFatigueSettings: PushFatigueSettings = {
  */
 export interface DirectorySettings extends PushFatigueSettings {
   readonly webLinking: boolean;
+  /**
+   * Factors proven to the service (docs/protocol.md#proven-factors): where a request's policy asks for inherence, only
+   * an answer with a verified passkey assertion (user verification on) may approve. Off by default: a device's own
+   * report of its biometric check is what LaunchKey's apps gave, and what an application key could forge.
+   */
+  readonly provenFactors: boolean;
 }
 
 export const defaultDirectorySettings: DirectorySettings = {
   ...defaultPushFatigueSettings,
   webLinking: true,
+  provenFactors: false,
 };
 
-/** Reads `on` or `off`. */
-export function parseWebLinking(text: string): boolean {
+/** Reads an `on|off` option, named in the error. */
+export function parseSwitch(option: string, text: string): boolean {
   const value = text.trim();
-  if (value !== 'on' && value !== 'off') throw new Error('--web-linking must be on or off');
+  if (value !== 'on' && value !== 'off') throw new Error(`--${option} must be on or off`);
   return value === 'on';
 }
+
+export const parseWebLinking = (text: string): boolean => parseSwitch('web-linking', text);
 
 /** Bounds an operator may set: at least one request per window, windows from a minute to a day, locks up to 30 days. */
 export const rateLimitBounds = { maxCount: 10_000, minWindow: 60, maxWindow: 86_400 } as const;
@@ -84,4 +93,72 @@ export function parseFraudLock(text: string): number | null {
 export function rateWindow(limit: RateLimit, nowSeconds: number): { start: number; end: number } {
   const start = nowSeconds - (nowSeconds % limit.windowSeconds);
   return { start, end: start + limit.windowSeconds };
+}
+
+/** A user's counter as stored: the requests of the latest window it counted in, and of the window before that. */
+export interface StoredRequestCounts {
+  readonly windowStart: number;
+  readonly windowSeconds: number;
+  readonly requests: number;
+  readonly previousRequests: number;
+}
+
+/** The requests of the window `nowSeconds` falls in and of the one before, from the stored counter. */
+export interface RequestCounts {
+  readonly window: { readonly start: number; readonly end: number };
+  readonly current: number;
+  readonly previous: number;
+}
+
+export function requestCounts(
+  limit: RateLimit,
+  stored: StoredRequestCounts | undefined,
+  nowSeconds: number,
+): RequestCounts {
+  const window = rateWindow(limit, nowSeconds);
+  // Counted under another window length: windows that no longer line up say nothing.
+  if (!stored || stored.windowSeconds !== limit.windowSeconds) return { window, current: 0, previous: 0 };
+  if (stored.windowStart === window.start)
+    return { window, current: stored.requests, previous: stored.previousRequests };
+  if (stored.windowStart === window.start - limit.windowSeconds)
+    return { window, current: 0, previous: stored.requests };
+  return { window, current: 0, previous: 0 };
+}
+
+/**
+ * How many requests the current window may count at `nowSeconds`: a sliding window estimated from two fixed ones,
+ * the previous window's requests weighted by the share of it still inside the last `windowSeconds`. A request is
+ * made while the estimate, counting it, stays within the limit: `current + 1 + previous × weight ≤ count`. So a
+ * burst at the end of a window holds the next one back until the burst slides out, where fixed windows let a second
+ * burst through at once.
+ */
+export function requestAllowance(limit: RateLimit, previous: number, nowSeconds: number): number {
+  const { windowSeconds } = limit;
+  const remaining = windowSeconds - (nowSeconds % windowSeconds);
+  // ceil(previous × remaining / windowSeconds), in integers.
+  return limit.count - Math.floor((previous * remaining + windowSeconds - 1) / windowSeconds);
+}
+
+/** Whether a new request fits the limit now. */
+export function mayRequest(limit: RateLimit, counts: RequestCounts, nowSeconds: number): boolean {
+  return counts.current < requestAllowance(limit, counts.previous, nowSeconds);
+}
+
+/**
+ * Seconds from `nowSeconds` until a new request fits the limit, if none is made meanwhile: later in this window, as the
+ * previous window's weight falls, or in the next one, where this window's requests weigh in turn (or in the one after,
+ * once they make the limit alone).
+ */
+export function secondsUntilAllowed(limit: RateLimit, counts: RequestCounts, nowSeconds: number): number {
+  const { windowSeconds: w, count } = limit;
+  const elapsed = nowSeconds - counts.window.start;
+  // In this window, the first second at which ceil(previous × (w − e) / w) ≤ count − current − 1.
+  const room = count - counts.current - 1;
+  if (room >= 0) {
+    const at = counts.previous === 0 ? 0 : w - Math.floor((room * w) / counts.previous);
+    if (at < w) return Math.max(1, at - elapsed);
+  }
+  // In the next window this one is the previous, and nothing is counted yet.
+  const next = counts.current === 0 ? 0 : Math.max(0, w - Math.floor(((count - 1) * w) / counts.current));
+  return counts.window.end - nowSeconds + next;
 }

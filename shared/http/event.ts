@@ -28,8 +28,29 @@ export function rawBody(event: HttpEvent): Buffer | undefined {
 export function publicBaseUrl(event: HttpEvent): string {
   const configured = process.env.PUBLIC_BASE_URL;
   if (configured) return configured.replace(/\/+$/, '');
+  return `${requestOrigin(event)}${stagePrefix(event)}`;
+}
+
+/** The scheme and host the request says it came in at: the client's to choose, so never a security boundary. */
+function requestOrigin(event: HttpEvent): string {
   const scheme = header(event, 'x-forwarded-proto') ?? 'https';
-  return `${scheme}://${header(event, 'host') ?? event.requestContext.domainName}${stagePrefix(event)}`;
+  return `${scheme}://${header(event, 'host') ?? event.requestContext.domainName}`;
+}
+
+/**
+ * The origin passkeys are bound to (their RP id and origin, docs/protocol.md#passkeys): PUBLIC_BASE_URL's when set;
+ * otherwise the request's own only if WEBAUTHN_ORIGINS (URLs, comma-separated) lists it, else the first listed; none
+ * when neither is set. A forged Host header cannot choose the relying party.
+ */
+export function passkeyOrigin(event: HttpEvent): string | undefined {
+  const configured = process.env.PUBLIC_BASE_URL;
+  if (configured) return new URL(configured).origin;
+  const allowed = (process.env.WEBAUTHN_ORIGINS ?? '')
+    .split(',')
+    .filter((entry) => entry.trim() !== '')
+    .map((entry) => new URL(entry.trim()).origin);
+  const requested = requestOrigin(event);
+  return allowed.includes(requested) ? requested : allowed[0];
 }
 
 /**

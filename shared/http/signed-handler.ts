@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type * as v from 'valibot';
 import { afterFirstUse } from '#shared/first-use';
-import { type HttpEvent, publicBaseUrl } from '#shared/http/event';
+import { type HttpEvent, passkeyOrigin, publicBaseUrl } from '#shared/http/event';
 import { authenticate } from '#shared/http/middlewares/authenticate';
 import { authorizeSubject, type SubjectRequirement } from '#shared/http/middlewares/authorize-subject';
 import { type BodyRule, type BodySchema, decryptBody } from '#shared/http/middlewares/decrypt-body';
@@ -22,6 +22,8 @@ export interface SignedRequest<Body> {
   readonly receivedAt: Date;
   /** Where clients reach this API, for links in answers. */
   readonly baseUrl: string;
+  /** The origin passkeys are bound to, whatever Host the request came with; none where the deployment set none. */
+  readonly passkeyOrigin: string | undefined;
 }
 
 export type BodyOf<Rule extends BodyRule> = Rule extends BodySchema ? v.InferOutput<Rule> : undefined;
@@ -51,6 +53,7 @@ export function signedHandler<Rule extends BodyRule>(operation: SignedOperation<
           pathParameters: event.pathParameters ?? {},
           receivedAt: new Date(receivedAt),
           baseUrl: publicBaseUrl(event),
+          passkeyOrigin: passkeyOrigin(event),
         }),
       );
       // The response signer turns the reply into the HTTP result in its `after`.

@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { InvalidKeyError, minimumModulusBits } from '#shared/protocol/key-rules';
+import { checkPublicExponent, InvalidKeyError, minimumModulusBits } from '#shared/protocol/key-rules';
 
 // The server's keys stay node KeyObjects; the error and the bound are shared with the browser-safe reader.
 export { InvalidKeyError, minimumModulusBits } from '#shared/protocol/key-rules';
@@ -55,4 +55,5 @@ function assertRsa(key: KeyObject): void {
   if (bits < minimumModulusBits) {
     throw new InvalidKeyError(`RSA keys must have at least ${minimumModulusBits} bits, this one has ${bits}`);
   }
+  checkPublicExponent(key.asymmetricKeyDetails?.publicExponent ?? 0n);
 }

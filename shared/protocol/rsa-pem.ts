@@ -20,7 +20,7 @@ import { base64url, type JWK } from 'jose';
  */
 
 /** Smallest RSA modulus the service accepts for any key it verifies with or encrypts to. */
-import { InvalidKeyError, minimumModulusBits } from '#shared/protocol/key-rules';
+import { checkPublicExponent, InvalidKeyError, minimumModulusBits } from '#shared/protocol/key-rules';
 
 export { InvalidKeyError, minimumModulusBits };
 
@@ -161,6 +161,7 @@ function rsaPublicKey(n: Uint8Array | undefined, e: Uint8Array | undefined): Rsa
       `RSA keys must have at least ${minimumModulusBits} bits, this one has ${modulusBits}`,
     );
   }
+  checkPublicExponent(unsigned(e).reduce((value, byte) => (value << 8n) | BigInt(byte), 0n));
   const rsaKey = encodeASN1(new ASN1EncodableSequence([integer(n), integer(e)]));
   const spki = encodeASN1(
     new ASN1EncodableSequence([

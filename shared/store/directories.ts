@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DirectoryChanges, DirectoryView } from '#shared/domain/directory';
+import type { DirectoryChanges, DirectoryRecord, SealedAndroidKey } from '#shared/domain/directory';
 import { maxSdkKeysPerDirectory, maxServicesPerDirectory } from '#shared/domain/limits';
 import { nameKey } from '#shared/domain/names';
 import { isoSeconds } from '#shared/time';
@@ -56,7 +56,7 @@ export async function createDirectory(
 export async function getDirectory(
   organizationId: string,
   directoryId: string,
-): Promise<DirectoryView | undefined> {
+): Promise<DirectoryRecord | undefined> {
   const { Item } = await dynamo.send(
     new GetCommand({
       TableName: tableName,
@@ -68,7 +68,7 @@ export async function getDirectory(
 }
 
 /** An organization's directories: one Query on its partition, however many there are. */
-export async function listDirectories(organizationId: string): Promise<DirectoryView[]> {
+export async function listDirectories(organizationId: string): Promise<DirectoryRecord[]> {
   const items = await queryAll({
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: {
@@ -87,7 +87,7 @@ export async function listDirectories(organizationId: string): Promise<Directory
 export async function getDirectories(
   organizationId: string,
   directoryIds: readonly string[],
-): Promise<Map<string, DirectoryView>> {
+): Promise<Map<string, DirectoryRecord>> {
   const items = await batchGetAll(
     [...new Set(directoryIds)].map((id) => directoryRecordKey(organizationId, id)),
   );
@@ -96,6 +96,8 @@ export async function getDirectories(
 
 const directoryAttributes: Readonly<Record<keyof DirectoryChanges, string>> = {
   active: 'active',
+  // A service account's description (a string), or a map holding the caller's own string sealed: one attribute, so
+  // a directory never has both.
   androidKey: 'androidKey',
   iosCertificateFingerprint: 'iosCertificateFingerprint',
   denialContextInquiryEnabled: 'denialContextInquiryEnabled',
@@ -218,7 +220,7 @@ async function addToBoundedSet(
 }
 
 /** A directory from its record. */
-export function directoryFromItem(item: Record<string, unknown>): DirectoryView {
+export function directoryFromItem(item: Record<string, unknown>): DirectoryRecord {
   return {
     id: item.id as string,
     name: item.name as string,
@@ -226,7 +228,7 @@ export function directoryFromItem(item: Record<string, unknown>): DirectoryView 
     premium: false,
     service_ids: [...((item.serviceIds as Set<string> | undefined) ?? [])].sort(),
     sdk_keys: [...((item.sdkKeys as Set<string> | undefined) ?? [])].sort(),
-    android_key: (item.androidKey as string | undefined) ?? null,
+    android_key: (item.androidKey as string | SealedAndroidKey | undefined) ?? null,
     ios_certificate_fingerprint: (item.iosCertificateFingerprint as string | undefined) ?? null,
     denial_context_inquiry_enabled: (item.denialContextInquiryEnabled as boolean | undefined) ?? true,
     webhook_url: (item.webhookUrl as string | undefined) ?? null,

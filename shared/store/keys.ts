@@ -16,7 +16,8 @@ import { itemKinds } from '#shared/store/item-kinds';
  *               SVC#<svc>        its Directory Services' records
  *               SETTINGS         its protections against push fatigue (operator settings)
  *               PUSHCREDS        its APNs and FCM credentials, sealed
- *               RATE#<window>#<h>  a user's request count in one rate-limit window (h: the identifier's SHA-256)
+ *               RATE#<h>         a user's request counts in its latest rate-limit window and the one before (h: the
+ *                                identifier's SHA-256)
  *               LOCK#<h>         a user's lock after a fraud denial
  *   SVC#<svc>   HEAD             the service's head: owners, key set
  *               KEY#<kid>        its public keys
@@ -29,6 +30,7 @@ import { itemKinds } from '#shared/store/item-kinds';
  *   AUTH#<id>   AUTH             an authorization request
  *   V1APP#<app key>  V1APP       the service a legacy v1 app key belongs to
  *   SVCNAME#<name>  CLAIM        service name claims (unique across all services)
+ *                   SKELETON     service look-alike claims (the name's confusables skeleton, unique likewise)
  *   SDKKEY#<key>    SDKKEY       which directory an SDK key belongs to
  *   API             KEY#<kid>, CURRENT   the API's public keys
  *   JTI#<issuer>#<jti>  JTI      replay protection
@@ -86,6 +88,11 @@ export const serviceNameClaimKey = (nameKey: string): ItemKey => ({
   pk: `${itemKinds.serviceName.prefix}${nameInKey(nameKey)}`,
   sk: 'CLAIM',
 });
+/** The claim of a name's look-alike form (name-skeleton.ts), beside the name claims in the same partitions. */
+export const serviceSkeletonClaimKey = (skeleton: string): ItemKey => ({
+  pk: `${itemKinds.serviceName.prefix}${nameInKey(skeleton)}`,
+  sk: 'SKELETON',
+});
 
 /**
  * A name's comparison form as a key part: itself, or its SHA-256 when it would not fit a key. NFKC can make a
@@ -116,9 +123,10 @@ export const pushCredentialsKey = (directoryId: string): ItemKey => ({
 });
 /** Identifiers go in by their SHA-256: a 256-character identifier can be 1 024 bytes, a sort key's whole limit. */
 const identifierDigest = (identifier: string) => createHash('sha256').update(identifier).digest('hex');
-export const rateCounterKey = (directoryId: string, identifier: string, windowStart: number): ItemKey => ({
+/** One per user, holding its latest window and the one before (the sliding estimate needs both). */
+export const rateCounterKey = (directoryId: string, identifier: string): ItemKey => ({
   pk: entityPartition({ type: 'dir', id: directoryId }),
-  sk: `RATE#${windowStart}#${identifierDigest(identifier)}`,
+  sk: `RATE#${identifierDigest(identifier)}`,
 });
 export const fraudLockPrefix = 'LOCK#';
 export const fraudLockKey = (directoryId: string, identifier: string): ItemKey => ({

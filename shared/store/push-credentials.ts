@@ -11,6 +11,11 @@ export interface SealedPushCredentials {
   readonly apnsToken?: string;
   /** The service account of the directory's `android_key`. */
   readonly fcm?: string;
+  /**
+   * Why the directory's `android_key` cannot push, in the clear: the reason never quotes the key, and the worker and
+   * the admin CLI say it where an operator looks. Absent beside a service account.
+   */
+  readonly fcmUnusable?: string;
 }
 
 export type SealedPushCredentialChanges = {
@@ -21,6 +26,7 @@ const attributes: Readonly<Record<keyof SealedPushCredentials, string>> = {
   apnsCertificate: 'apnsCertificate',
   apnsToken: 'apnsToken',
   fcm: 'fcm',
+  fcmUnusable: 'fcmUnusable',
 };
 
 export async function getSealedPushCredentials(directoryId: string): Promise<SealedPushCredentials> {
@@ -31,6 +37,7 @@ export async function getSealedPushCredentials(directoryId: string): Promise<Sea
     ...(typeof Item?.apnsCertificate === 'string' ? { apnsCertificate: Item.apnsCertificate } : {}),
     ...(typeof Item?.apnsToken === 'string' ? { apnsToken: Item.apnsToken } : {}),
     ...(typeof Item?.fcm === 'string' ? { fcm: Item.fcm } : {}),
+    ...(typeof Item?.fcmUnusable === 'string' ? { fcmUnusable: Item.fcmUnusable } : {}),
   };
 }
 

@@ -3,6 +3,9 @@ import {
   defaultDirectorySettings,
   type DirectorySettings,
   type RateLimit,
+  requestAllowance,
+  requestCounts,
+  type StoredRequestCounts,
 } from '#shared/domain/push-fatigue';
 import { dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
 import {
@@ -21,16 +24,21 @@ export interface FraudLock {
   readonly lockedUntil: number;
 }
 
-/** What a create needs to know about a user before it claims the user's slot: the directory's settings and any lock. */
+/**
+ * What a create needs to know about a user before it claims the user's slot: the directory's settings, any lock, and
+ * the user's request counter.
+ */
 export interface RequestGuards {
   readonly settings: DirectorySettings;
   readonly lock: FraudLock | undefined;
+  readonly counts: StoredRequestCounts | undefined;
 }
 
 /** The items a create reads for the guards, in the same batch as the user's. */
 export const requestGuardKeys = (directoryId: string, identifier: string) => [
   directorySettingsKey(directoryId),
   fraudLockKey(directoryId, identifier),
+  rateCounterKey(directoryId, identifier),
 ];
 
 /** The guards among the items a batch read returned. */
@@ -39,12 +47,17 @@ export function requestGuardsOf(
   directoryId: string,
   identifier: string,
 ): RequestGuards {
-  const [settingsKey, lockKey] = requestGuardKeys(directoryId, identifier);
+  const [settingsKey, lockKey, counterKey] = requestGuardKeys(directoryId, identifier);
   const found = (key: ItemKey | undefined) =>
     items.find((item) => item.pk === key?.pk && item.sk === key?.sk);
   const settings = found(settingsKey);
   const lock = found(lockKey);
-  return { settings: settingsFromItem(settings), lock: lock && lockFromItem(lock) };
+  const counter = found(counterKey);
+  return {
+    settings: settingsFromItem(settings),
+    lock: lock && lockFromItem(lock),
+    counts: counter && countsFromItem(counter),
+  };
 }
 
 export async function getDirectorySettings(directoryId: string): Promise<DirectorySettings> {
@@ -66,6 +79,7 @@ export async function putDirectorySettings(directoryId: string, settings: Direct
         ...(settings.fraudLockSeconds === null ? {} : { fraudLockSeconds: settings.fraudLockSeconds }),
         // Kept only when off: an item written before the setting existed reads as on.
         ...(settings.webLinking ? {} : { webLinking: false }),
+        ...(settings.provenFactors ? { provenFactors: true } : {}),
       },
     }),
   );
@@ -77,33 +91,101 @@ function settingsFromItem(item: Record<string, unknown> | undefined): DirectoryS
     rateLimit: { count: item.rateLimitCount as number, windowSeconds: item.rateLimitWindow as number },
     fraudLockSeconds: (item.fraudLockSeconds as number | undefined) ?? null,
     webLinking: item.webLinking !== false,
+    provenFactors: item.provenFactors === true,
   };
 }
 
 /**
- * Counts one request for a user in the window starting at `windowStart`, unless `limit.count` were counted already:
- * one conditional ADD decides, so concurrent creates can never overshoot. A write of the create's transaction, so a
- * request that is not made is not counted. The counter outlives its window briefly and is then purged.
+ * Counts one request for a user, as a write of the create's transaction, so a request that is not made is not
+ * counted; `stored` is the counter as the create read it, with the user. Within the counter's window one conditional
+ * ADD decides against the allowance the previous window leaves (`requestAllowance`), so concurrent creates can never
+ * overshoot. In a new window the counter starts over, keeping the count it had as the previous window's, on condition
+ * that it is still as read: a create that raced it reads it again. Refuse before calling this when `mayRequest` says
+ * no. The counter outlives the window after its own, where it still weighs, briefly, and is then purged.
  */
 export function countUserRequestWrite(
   directoryId: string,
   identifier: string,
   limit: RateLimit,
-  windowStart: number,
+  stored: StoredRequestCounts | undefined,
+  nowSeconds: number,
 ): TableWrite {
+  const counts = requestCounts(limit, stored, nowSeconds);
+  const names = {
+    '#start': 'windowStart',
+    '#seconds': 'windowSeconds',
+    '#requests': 'requests',
+    '#ttl': 'ttl',
+  };
+  const common = {
+    TableName: tableName,
+    Key: rateCounterKey(directoryId, identifier),
+  };
+  const values = {
+    ':start': counts.window.start,
+    ':seconds': limit.windowSeconds,
+    ':one': 1,
+    ':ttl': counts.window.start + 2 * limit.windowSeconds + 3600,
+  };
+  if (stored?.windowStart === counts.window.start && stored.windowSeconds === limit.windowSeconds) {
+    return {
+      Update: {
+        ...common,
+        UpdateExpression: 'ADD #requests :one SET #ttl = :ttl',
+        ConditionExpression: '#start = :start AND #seconds = :seconds AND #requests < :allowance',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: {
+          ...values,
+          ':allowance': requestAllowance(limit, counts.previous, nowSeconds),
+        },
+      },
+    };
+  }
   return {
     Update: {
-      TableName: tableName,
-      Key: rateCounterKey(directoryId, identifier, windowStart),
-      UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
-      ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-      ExpressionAttributeNames: { '#count': 'requests', '#ttl': 'ttl' },
+      ...common,
+      UpdateExpression:
+        'SET #start = :start, #seconds = :seconds, #requests = :one, #previous = :previous, #ttl = :ttl',
+      ConditionExpression: stored
+        ? '#start = :readStart AND #seconds = :readSeconds AND #requests = :readRequests'
+        : 'attribute_not_exists(#requests)',
+      ExpressionAttributeNames: { ...names, '#previous': 'previousRequests' },
       ExpressionAttributeValues: {
-        ':one': 1,
-        ':limit': limit.count,
-        ':ttl': windowStart + limit.windowSeconds + 3600,
+        ...values,
+        ':previous': counts.previous,
+        ...(stored
+          ? {
+              ':readStart': stored.windowStart,
+              ':readSeconds': stored.windowSeconds,
+              ':readRequests': stored.requests,
+            }
+          : {}),
       },
     },
+  };
+}
+
+/** The user's counter, read again after a create's count failed its condition. */
+export async function getRequestCounts(
+  directoryId: string,
+  identifier: string,
+): Promise<StoredRequestCounts | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: rateCounterKey(directoryId, identifier),
+      ConsistentRead: true,
+    }),
+  );
+  return Item && countsFromItem(Item);
+}
+
+function countsFromItem(item: Record<string, unknown>): StoredRequestCounts {
+  return {
+    windowStart: item.windowStart as number,
+    windowSeconds: item.windowSeconds as number,
+    requests: item.requests as number,
+    previousRequests: (item.previousRequests as number | undefined) ?? 0,
   };
 }
 

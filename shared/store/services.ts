@@ -1,4 +1,5 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { nameSkeleton } from '#shared/domain/name-skeleton';
 import { nameKey } from '#shared/domain/names';
 import type { Service, ServiceChanges } from '#shared/domain/service';
 import type { Entity } from '#shared/protocol/entity';
@@ -8,9 +9,11 @@ import { deleteEntityHead, getHead, type HeadItem, putEntityHead } from '#shared
 import {
   entityHeadKey,
   entityPartition,
+  type ItemKey,
   serviceNameClaimKey,
   serviceRecordKey,
   serviceRecordPrefix,
+  serviceSkeletonClaimKey,
 } from '#shared/store/keys';
 import { claimName, releaseName } from '#shared/store/name-claims';
 import { updateExpression } from '#shared/store/update-expression';
@@ -27,17 +30,45 @@ const serviceEntity = (serviceId: string): Entity => ({ type: 'svc', id: service
 const serviceExists = async (serviceId: string) => (await getHead(serviceEntity(serviceId))) !== undefined;
 
 /**
- * Creates a service under its globally unique name: 'name-taken' when any service already has that name, 'full' when
- * its directory has `maxServicesPerDirectory` services. Order: name claim, head, listing copy, then the directory's
- * `service_ids`, which decides the count; a refusal or a failure undoes what was written, and a create that dies
- * half-way leaves at most a claim that `claimName` recognises as abandoned (its owner's head does not exist).
+ * What a service's name holds unique across all services: its comparison form and its look-alike form, in that order.
+ * Services named before look-alikes were claimed hold only the first until `claimServiceSkeleton` runs for them.
+ */
+function nameClaims(name: string): readonly [ItemKey, ItemKey] {
+  return [serviceNameClaimKey(nameKey(name)), serviceSkeletonClaimKey(nameSkeleton(name))];
+}
+
+const sameClaim = (a: ItemKey, b: ItemKey) => a.pk === b.pk && a.sk === b.sk;
+
+/** Takes each claim in turn for `serviceId`; at the first another holds, gives back those it took and says false. */
+async function claimAll(claims: readonly ItemKey[], serviceId: string, now: Date): Promise<boolean> {
+  const taken: ItemKey[] = [];
+  for (const claim of claims) {
+    if (!(await claimName(claim, serviceId, serviceExists, now))) {
+      await Promise.all(taken.map((held) => releaseName(held, serviceId)));
+      return false;
+    }
+    taken.push(claim);
+  }
+  return true;
+}
+
+/**
+ * Creates a service under its globally unique name: 'name-taken' when any service already has that name or one that
+ * looks like it, 'full' when its directory has `maxServicesPerDirectory` services. Order: name claims, head, listing
+ * copy, then the directory's `service_ids`, which decides the count; a refusal or a failure undoes what was written,
+ * and a create that dies half-way leaves at most claims that `claimName` recognises as abandoned (its owner's head
+ * does not exist).
  */
 export async function createService(service: Service, now: Date): Promise<'created' | 'name-taken' | 'full'> {
-  const claim = serviceNameClaimKey(nameKey(service.name));
-  if (!(await claimName(claim, service.id, serviceExists, now))) return 'name-taken';
+  const claims = nameClaims(service.name);
+  if (!(await claimAll(claims, service.id, now))) return 'name-taken';
   const entity = serviceEntity(service.id);
   const undo = () =>
-    Promise.allSettled([deleteEntityHead(entity), deleteListing(service), releaseName(claim, service.id)]);
+    Promise.allSettled([
+      deleteEntityHead(entity),
+      deleteListing(service),
+      ...claims.map((claim) => releaseName(claim, service.id)),
+    ]);
   try {
     await putEntityHead(entity, toItem(service));
     await putListing(service);
@@ -107,31 +138,51 @@ const serviceAttributes: Readonly<Record<keyof ServiceChanges, string>> = {
 };
 
 /**
- * Applies the changes present. A new name is claimed before the record changes and the old claim released after, so
- * two renames to one name cannot both win. Returns 'name-taken' or 'missing' instead of writing when those apply.
+ * Applies the changes present. A new name's claims (each form that changed) are taken before the record changes and
+ * the old ones released after, so two renames to one name, or to two that look alike, cannot both win. Returns
+ * 'name-taken' or 'missing' instead of writing when those apply.
  */
 export async function updateService(
   service: Service,
   changes: ServiceChanges,
   now: Date,
 ): Promise<'updated' | 'name-taken' | 'missing'> {
-  const renaming = changes.name !== undefined && nameKey(changes.name) !== nameKey(service.name);
-  const newClaim = renaming ? serviceNameClaimKey(nameKey(changes.name)) : undefined;
-  if (newClaim && !(await claimName(newClaim, service.id, serviceExists, now))) return 'name-taken';
+  const before = nameClaims(service.name);
+  const after = changes.name === undefined ? before : nameClaims(changes.name);
+  const changed = [0, 1].filter((index) => !sameClaim(before[index] as ItemKey, after[index] as ItemKey));
+  const fresh = changed.map((index) => after[index] as ItemKey);
+  if (!(await claimAll(fresh, service.id, now))) return 'name-taken';
+  const release = (claims: readonly ItemKey[]) =>
+    Promise.all(claims.map((claim) => releaseName(claim, service.id)));
   let updated: Service | undefined;
   try {
     updated = await updateHead(service.id, updateExpression(changes, serviceAttributes));
   } catch (error) {
-    if (newClaim) await releaseName(newClaim, service.id);
+    await release(fresh);
     throw error;
   }
   if (!updated) {
-    if (newClaim) await releaseName(newClaim, service.id);
+    await release(fresh);
     return 'missing';
   }
   await putListing(updated);
-  if (newClaim) await releaseName(serviceNameClaimKey(nameKey(service.name)), service.id);
+  await release(changed.map((index) => before[index] as ItemKey));
   return 'updated';
+}
+
+/**
+ * Claims the look-alike form of a service named before look-alikes were claimed, which until then a new service
+ * could take. Undefined once the service holds it; else the id of the service that does: both keep their names,
+ * and neither form can be taken by a third.
+ */
+export async function claimServiceSkeleton(service: Service, now: Date): Promise<string | undefined> {
+  const claim = nameClaims(service.name)[1];
+  if (await claimName(claim, service.id, serviceExists, now)) return undefined;
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: claim, ConsistentRead: true }),
+  );
+  // Released since: try again.
+  return Item ? (Item.ownerId as string) : claimServiceSkeleton(service, now);
 }
 
 /** Stores a service's policy (printed docs/protocol.md#policies form) on its head, or removes it with null. */

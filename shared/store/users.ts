@@ -10,7 +10,7 @@ import {
   type UserKey,
   type UserSession,
 } from '#shared/domain/user';
-import type { DirectoryView } from '#shared/domain/directory';
+import type { DirectoryRecord } from '#shared/domain/directory';
 import type { PasskeyChallenge, StoredPasskey } from '#shared/domain/passkey';
 import type { PushChannel } from '#shared/push/channel';
 import { directoryFromItem } from '#shared/store/directories';
@@ -43,7 +43,7 @@ export async function getDirectoryAndUser(
   organizationId: string,
   key: UserKey,
   withRequestGuards = false,
-): Promise<{ directory: DirectoryView | undefined; user: User | undefined; guards?: RequestGuards }> {
+): Promise<{ directory: DirectoryRecord | undefined; user: User | undefined; guards?: RequestGuards }> {
   const items = await batchGetAll([
     directoryRecordKey(organizationId, key.directoryId),
     userRecordKey(key.directoryId, key.identifier),

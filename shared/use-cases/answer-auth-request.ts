@@ -1,7 +1,7 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { currentHashKey } from '#shared/api-keys/current-hash-key';
 import { type AuthAnswer, authRequestState, type ClearDenial } from '#shared/domain/auth-request';
-import { ApiError, invalidArgument, notFound } from '#shared/errors';
+import { ApiError, forbidden, invalidArgument, notFound } from '#shared/errors';
 import { publishEvent } from '#shared/events/publish';
 import { publishEnded } from '#shared/events/publish-push';
 import { type Entity, isUuid } from '#shared/protocol/entity';
@@ -51,13 +51,14 @@ export async function answerAsDevice(
   authId: string,
   input: DeviceAnswer,
   now: Date,
-  baseUrl: string,
+  passkeyOrigin: string | undefined,
 ): Promise<{ readonly serviceId: string }> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   if (!isUuid(authId)) throw notFound('There is no such request for this device');
   const key = deviceUserKey(head);
   const user = await getUser(key);
-  await checkPasskey(device, key, user, authId, input, baseUrl);
+  refuseUnprovenFactors(user, device, authId);
+  await checkPasskey(device, key, user, authId, input, passkeyOrigin);
   const recorded = input.deny
     ? await recordDenialWithoutCode(key, device.id, authId, input.deny, nowSeconds)
     : await recordSealedAnswer(key, device.id, authId, input, now);
@@ -159,6 +160,20 @@ async function retriedAnswerService(
 }
 
 /**
+ * Where the directory takes inherence only proven to it (docs/protocol.md#proven-factors), a device without a passkey
+ * may not answer with a sealed package: the service cannot tell an approval in it from a denial, and the device's own
+ * report of a biometric check is exactly what a device enrolled with an application's stolen key would forge.
+ */
+function refuseUnprovenFactors(user: User | undefined, device: Entity, authId: string): void {
+  const pending = user?.pending;
+  if (pending?.authId !== authId || !pending.shown?.passkeyRequired) return;
+  if (devicePasskey(user, device.id)) return;
+  throw forbidden(
+    "This request's policy asks for inherence, which the directory takes only proven with a passkey: register one on this device (POST /device/v3/passkey/options) to approve",
+  );
+}
+
+/**
  * The passkey check of an answer (docs/protocol.md#passkeys), before anything is recorded. The same answer sent again
  * (a retry) is not checked again: its assertion was used up by the first, and the answer is already this device's.
  */
@@ -168,7 +183,7 @@ async function checkPasskey(
   user: User | undefined,
   authId: string,
   input: DeviceAnswer,
-  baseUrl: string,
+  passkeyOrigin: string | undefined,
 ): Promise<void> {
   const passkey = devicePasskey(user, device.id);
   if (!passkey && !input.webauthn) return;
@@ -180,6 +195,6 @@ async function checkPasskey(
     deviceId: device.id,
     authRequestId: authId,
     hashKey: await currentHashKey(),
-    baseUrl,
+    origin: passkeyOrigin,
   });
 }

@@ -41,8 +41,8 @@ export async function readAuthRequest(
   now: Date,
   hashKey: () => Promise<Buffer>,
 ): Promise<Reply> {
-  const auth = await findAuthRequest(authId);
-  if (!auth || auth.serviceId !== serviceId) return { status: 204 };
+  const auth = await findServiceAuthRequest(serviceId, authId);
+  if (!auth) return { status: 204 };
   switch (authRequestState(auth, Math.floor(now.getTime() / 1000))) {
     case 'answered':
       return { status: 200, body: authorizationResponse(auth, await hashKey()) };
@@ -65,6 +65,18 @@ export async function findAuthRequest(authId: string): Promise<AuthRequest | und
   return isUuid(authId) ? getAuthRequest(authId) : undefined;
 }
 
+/**
+ * The request a service names by id, if it is that service's own: another service's request is unknown to it, so that
+ * no answer (status, code or body) tells the two apart, whatever the request's state.
+ */
+export async function findServiceAuthRequest(
+  serviceId: string,
+  authId: string,
+): Promise<AuthRequest | undefined> {
+  const auth = await findAuthRequest(authId);
+  return auth?.serviceId === serviceId ? auth : undefined;
+}
+
 /** Counts a request's expiry the first time anyone sees it (a poll, or a new request for its user). */
 export async function countExpiry(authId: string): Promise<void> {
   if (await markExpiryCounted(authId)) countMetric('AuthRequestsExpired');
@@ -78,8 +90,8 @@ export async function cancelAuthRequest(serviceId: string, authId: string, now: 
     await publishEnded(authId);
     return;
   }
-  const auth = await getAuthRequest(authId);
-  const state = auth && auth.serviceId === serviceId ? authRequestState(auth, nowSeconds) : undefined;
+  const auth = await findServiceAuthRequest(serviceId, authId);
+  const state = auth && authRequestState(auth, nowSeconds);
   if (auth?.numberMatchFailed) throw numberMatchFailed();
   if (state === 'answered') throw new ApiError('SVC-006', 'The authorization request was already answered');
   if (state === 'cancelled') throw new ApiError('SVC-007', 'The authorization request was already cancelled');

@@ -11,7 +11,7 @@ import {
 import { responseEncryptionKey } from '#shared/domain/entity-key';
 import { InvalidPolicyError } from '#shared/domain/policy/errors';
 import { parseAuthRequestPolicy } from '#shared/domain/policy/auth-request-policy';
-import { effectivePolicy } from '#shared/domain/policy/effective-policy';
+import { asksForInherence, effectivePolicy } from '#shared/domain/policy/effective-policy';
 import { printEffectivePolicy } from '#shared/domain/policy/effective-policy-wire';
 import { blankServicePolicy, parseServicePolicy } from '#shared/domain/policy/service-policy';
 import { linkedDevices, type PendingSlot, slotHeld } from '#shared/domain/user';
@@ -27,7 +27,7 @@ import { writeTogether } from '#shared/store/write-together';
 import { isoSeconds } from '#shared/time';
 import { publishPrompt } from '#shared/events/publish-push';
 import { countExpiry } from '#shared/use-cases/auth-request-outcomes';
-import { newRequestCount, rateLimitReached, refuseLockedUser } from '#shared/use-cases/push-fatigue';
+import { newRequestCount, readRequestCounts, refuseLockedUser } from '#shared/use-cases/push-fatigue';
 import { requireServiceUser, subjectService } from '#shared/use-cases/users';
 
 export interface NewAuthRequest {
@@ -79,11 +79,9 @@ export async function createAuthRequest(
   const requestPolicy =
     input.policy == null ? undefined : parsePolicy(() => parseAuthRequestPolicy(input.policy));
   const servicePolicy = caller.subjectHead && servicePolicyOf(caller.subjectHead);
-  const policy = printEffectivePolicy(
-    effectivePolicy(
-      servicePolicy ? parsePolicy(() => parseServicePolicy(servicePolicy)) : blankServicePolicy,
-      requestPolicy,
-    ),
+  const effective = effectivePolicy(
+    servicePolicy ? parsePolicy(() => parseServicePolicy(servicePolicy)) : blankServicePolicy,
+    requestPolicy,
   );
 
   const [{ user, directory, guards }, serviceKeys] = await Promise.all([
@@ -98,6 +96,9 @@ export async function createAuthRequest(
   }
   const devices = linkedDevices(user);
   if (devices.length === 0) throw notFound('The user has no linked device');
+  // Read with the user, in the same batch (requireServiceUser's last argument).
+  if (!guards) throw new Error('The create read its user without the request guards');
+  const { settings, lock } = guards;
 
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const auth: AuthRequest = {
@@ -120,17 +121,15 @@ export async function createAuthRequest(
     pushTitle: input.pushTitle ?? null,
     pushBody: input.pushBody ?? null,
     denialReasons,
-    policy,
+    policy: printEffectivePolicy(effective),
     serviceName: service.name,
     serviceIcon: service.icon,
     answer: undefined,
     ...(input.numberMatching ? { numberMatchCode: numberMatchCode() } : {}),
+    ...(settings.provenFactors && asksForInherence(effective.demand) ? { passkeyRequired: true } : {}),
   };
 
   const key = { directoryId: user.directoryId, identifier: user.identifier };
-  // Read with the user, in the same batch (requireServiceUser's last argument).
-  if (!guards) throw new Error('The create read its user without the request guards');
-  const { settings, lock } = guards;
   refuseLockedUser(lock, nowSeconds);
   const slot: PendingSlot = {
     authId: auth.id,
@@ -138,13 +137,14 @@ export async function createAuthRequest(
     serviceId: service.id,
     shown: shownAuthRequest(auth, responseEncryptionKey(serviceKeys, '', now)),
   };
-  // Fast path: a busy user is refused before anything is written.
+  // Fast paths: a busy user, then one whose rate limit is used up, is refused before anything is written.
   let stale = user.pending && slotHeld(user, nowSeconds) ? await staleHolder(user.pending.authId) : undefined;
+  let count = newRequestCount(key, settings, guards.counts, nowSeconds);
   for (let attempt = 0; attempt < slotAttempts; attempt++) {
     // The count, the request and the claim of the user's slot, all or none: only a request that holds the slot
     // exists, and only a request that exists is counted.
     const failed = await writeTogether([
-      newRequestCount(key, settings, nowSeconds),
+      count,
       newAuthRequestWrite(auth),
       claimPendingSlotWrite(key, slot, nowSeconds, stale),
     ]);
@@ -159,10 +159,13 @@ export async function createAuthRequest(
       };
     }
     if (failed.includes(1)) throw new Error(`A new authorization request's id ${auth.id} was taken`);
-    if (!failed.includes(2)) throw rateLimitReached(settings, nowSeconds);
-    // Another request holds the slot: 409 naming it while it is pending, else take it over.
-    const holderId = (await getUser(key))?.pending?.authId;
-    stale = holderId === undefined ? undefined : await staleHolder(holderId);
+    if (failed.includes(2)) {
+      // Another request holds the slot: 409 naming it while it is pending, else take it over.
+      const holderId = (await getUser(key))?.pending?.authId;
+      stale = holderId === undefined ? undefined : await staleHolder(holderId);
+    }
+    // The limit was reached meanwhile (USR-001 from here), or another create moved the counter on to a new window.
+    if (failed.includes(0)) count = newRequestCount(key, settings, await readRequestCounts(key), nowSeconds);
   }
   throw serviceUnavailable('The user is being asked by many requests at once; retry');
 

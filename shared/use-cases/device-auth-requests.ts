@@ -35,6 +35,11 @@ export interface PendingAuthRequestView {
   readonly device_ids: readonly string[];
   /** Present (true) only when the answer needs the code the application shows; the code itself is never listed. */
   readonly number_match?: true;
+  /**
+   * Present (true) only when the directory takes inherence only proven with a passkey and the policy asks for it: a
+   * device without a passkey cannot approve (docs/protocol.md#proven-factors).
+   */
+  readonly passkey_required?: true;
   /** Present when the device has a passkey: the assertion its answer must carry (docs/protocol.md#passkeys). */
   readonly webauthn?: ReturnType<typeof assertionRequest>;
 }
@@ -48,7 +53,7 @@ export async function listPendingForDevice(
   device: Entity,
   head: HeadItem | undefined,
   now: Date,
-  baseUrl: string,
+  passkeyOrigin: string | undefined,
 ) {
   const user = await getUser(deviceUserKey(head));
   const nowSeconds = Math.floor(now.getTime() / 1000);
@@ -72,11 +77,12 @@ export async function listPendingForDevice(
       : null,
     device_ids: shown.deviceIds,
     ...(shown.numberMatch ? { number_match: true } : {}),
+    ...(shown.passkeyRequired ? { passkey_required: true } : {}),
   };
   const passkey = devicePasskey(user, device.id);
   if (passkey) {
     const hashKey = await currentHashKey();
-    return [{ ...view, webauthn: assertionRequest(hashKey, passkey, shown.id, device.id, baseUrl) }];
+    return [{ ...view, webauthn: assertionRequest(hashKey, passkey, shown.id, device.id, passkeyOrigin) }];
   }
   return [view];
 }

@@ -49,7 +49,7 @@ export async function removeApnsTokenKey(directoryId: string, hashKey: Buffer): 
 }
 
 function view(directoryId: string, credentials: DirectoryPushCredentials): DirectoryPushView {
-  const { apnsCertificate, apnsToken, fcm } = credentials;
+  const { apnsCertificate, apnsToken, fcm, fcmUnusable } = credentials;
   return {
     directory_id: directoryId,
     apns_certificate: apnsCertificate ? `topic ${apnsCertificate.topic}` : 'none',
@@ -57,6 +57,10 @@ function view(directoryId: string, credentials: DirectoryPushCredentials): Direc
       ? `key ${apnsToken.keyId}, team ${apnsToken.teamId}, topic ${apnsToken.topic}`
       : 'none',
     apns_uses: apnsToken ? 'token key' : apnsCertificate ? 'certificate' : 'nothing: APNs pushes fail',
-    fcm: fcm ? `project ${fcm.projectId}, ${fcm.clientEmail}` : 'none',
+    fcm: fcm
+      ? `project ${fcm.projectId}, ${fcm.clientEmail}`
+      : fcmUnusable
+        ? `none, FCM pushes fail: ${fcmUnusable}`
+        : 'none',
   };
 }

@@ -45,10 +45,15 @@ export function devicePasskey(user: User | undefined, deviceId: string): StoredP
  * verification required, no attestation), their challenge kept on the device's record for `passkeyChallengeSeconds`
  * and good for one registration.
  */
-export async function passkeyRegistrationOptions(key: UserKey, deviceId: string, baseUrl: string, now: Date) {
+export async function passkeyRegistrationOptions(
+  key: UserKey,
+  deviceId: string,
+  origin: string | undefined,
+  now: Date,
+) {
   const device = linkedDevice(await getUser(key), deviceId);
   refuseReplacing(device);
-  const { rpId } = relyingParty(baseUrl);
+  const { rpId } = relyingParty(origin);
   const challenge = randomBytes(32).toString('base64url');
   const { generateRegistrationOptions } = await webAuthnLibrary();
   const options = await generateRegistrationOptions({
@@ -93,7 +98,7 @@ export async function registerPasskey(
   key: UserKey,
   deviceId: string,
   registration: RegistrationResponseJSON,
-  baseUrl: string,
+  origin: string | undefined,
   now: Date,
 ): Promise<void> {
   const device = linkedDevice(await getUser(key), deviceId);
@@ -105,15 +110,15 @@ export async function registerPasskey(
       'registration: no registration is pending for this device, or its challenge expired; ask POST /device/v3/passkey/options again',
     );
   }
-  const { rpId, origin } = relyingParty(baseUrl);
+  const relying = relyingParty(origin);
   const { verifyRegistrationResponse } = await webAuthnLibrary();
   let verified: VerifiedRegistrationResponse;
   try {
     verified = await verifyRegistrationResponse({
       response: registration,
       expectedChallenge: pending.challenge,
-      expectedOrigin: origin,
-      expectedRPID: rpId,
+      expectedOrigin: relying.origin,
+      expectedRPID: relying.rpId,
       requireUserVerification: true,
       supportedAlgorithmIDs: algorithms,
     });
@@ -140,11 +145,11 @@ export function assertionRequest(
   passkey: StoredPasskey,
   authRequestId: string,
   deviceId: string,
-  baseUrl: string,
+  origin: string | undefined,
 ) {
   return {
     challenge: assertionChallenge(hashKey, authRequestId, deviceId),
-    rp_id: relyingParty(baseUrl).rpId,
+    rp_id: relyingParty(origin).rpId,
     allow_credentials: [passkey.id],
   };
 }
@@ -162,7 +167,7 @@ export async function checkAnswerAssertion(input: {
   readonly deviceId: string;
   readonly authRequestId: string;
   readonly hashKey: Buffer;
-  readonly baseUrl: string;
+  readonly origin: string | undefined;
 }): Promise<void> {
   const { passkey, assertion } = input;
   if (!passkey) {
@@ -175,7 +180,7 @@ export async function checkAnswerAssertion(input: {
     );
   }
   if (assertion.id !== passkey.id) throw forbidden("webauthn: the assertion is not by this device's passkey");
-  const { rpId, origin } = relyingParty(input.baseUrl);
+  const { rpId, origin } = relyingParty(input.origin);
   const { verifyAuthenticationResponse } = await webAuthnLibrary();
   let verified: VerifiedAuthenticationResponse;
   try {

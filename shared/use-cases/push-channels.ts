@@ -56,8 +56,14 @@ export async function registerPushChannel(
     const { token, environment } = registration.apns;
     channel = { type: 'apns', token: token.toLowerCase(), environment, registered };
   } else if (registration.fcm) {
-    if (!(await getSealedPushCredentials(key.directoryId)).fcm)
-      throw invalidArgument('fcm: the directory has no FCM credentials (an android_key service account)');
+    const credentials = await getSealedPushCredentials(key.directoryId);
+    if (!credentials.fcm) {
+      throw invalidArgument(
+        credentials.fcmUnusable
+          ? 'fcm: the directory has no FCM credentials: its android_key is not a usable service-account file'
+          : 'fcm: the directory has no FCM credentials (an android_key service account)',
+      );
+    }
     channel = { type: 'fcm', token: registration.fcm.token, registered };
   } else {
     throw invalidArgument('The body must hold exactly one of webpush, apns and fcm');

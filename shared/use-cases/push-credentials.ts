@@ -14,30 +14,36 @@ export interface DirectoryPushCredentials {
   readonly apnsCertificate?: ApnsCertificateCredentials;
   readonly apnsToken?: ApnsTokenCredentials;
   readonly fcm?: FcmServiceAccount;
+  /** Why the directory's `android_key` cannot push, where it has one that is not a service account. */
+  readonly fcmUnusable?: string;
 }
 
+type Sealed = Exclude<keyof SealedPushCredentials, 'fcmUnusable'>;
+
 type Opened = {
-  readonly [Name in keyof SealedPushCredentials]-?: NonNullable<DirectoryPushCredentials[Name]>;
+  readonly [Name in Sealed]-?: NonNullable<DirectoryPushCredentials[Name]>;
 };
 
 // One purpose each, so a sealed value cannot be passed off as another kind.
-const purposes: Readonly<Record<keyof SealedPushCredentials, string>> = {
+const purposes: Readonly<Record<Sealed, string>> = {
   apnsCertificate: 'push/apns-certificate',
   apnsToken: 'push/apns-token',
   fcm: 'push/fcm',
 };
 
-/** Seals the credentials present for storing; null stays null (remove). */
+/** Seals the credentials present for storing; null stays null (remove). `fcmUnusable` is kept as it is. */
 export function sealPushCredentials(
   hashKey: Buffer,
-  changes: { readonly [Name in keyof Opened]?: Opened[Name] | null },
+  changes: { readonly [Name in keyof Opened]?: Opened[Name] | null } & {
+    readonly fcmUnusable?: string | null;
+  },
 ): SealedPushCredentialChanges {
   return Object.fromEntries(
     Object.entries(changes).map(([name, value]) => [
       name,
-      value === null || value === undefined
+      value === null || value === undefined || name === 'fcmUnusable'
         ? value
-        : seal(hashKey, purposes[name as keyof Opened], JSON.stringify(value), randomBytes(12)),
+        : seal(hashKey, purposes[name as Sealed], JSON.stringify(value), randomBytes(12)),
     ]),
   );
 }
@@ -47,8 +53,9 @@ export function openPushCredentials(
   hashKey: Buffer,
   sealed: SealedPushCredentials,
 ): DirectoryPushCredentials {
-  const opened: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(sealed) as [keyof SealedPushCredentials, string][]) {
+  const { fcmUnusable, ...sealedOnes } = sealed;
+  const opened: Record<string, unknown> = fcmUnusable === undefined ? {} : { fcmUnusable };
+  for (const [name, value] of Object.entries(sealedOnes) as [Sealed, string][]) {
     try {
       opened[name] = JSON.parse(unseal(hashKey, purposes[name], value));
     } catch {

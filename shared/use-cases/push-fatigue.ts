@@ -1,10 +1,15 @@
+import { recordOperatorAction } from '#shared/audit/operator-action-record';
 import {
   type DirectorySettings,
+  mayRequest,
   type PushFatigueSettings,
   parseFraudLock,
   parseRateLimit,
+  parseSwitch,
   parseWebLinking,
-  rateWindow,
+  requestCounts,
+  secondsUntilAllowed,
+  type StoredRequestCounts,
 } from '#shared/domain/push-fatigue';
 import type { UserKey } from '#shared/domain/user';
 import { ApiError } from '#shared/errors';
@@ -14,6 +19,7 @@ import {
   countUserRequestWrite,
   type FraudLock,
   getDirectorySettings,
+  getRequestCounts,
   listFraudLocks,
   lockUser,
   putDirectorySettings,
@@ -32,35 +38,39 @@ export function refuseLockedUser(lock: FraudLock | undefined, nowSeconds: number
 }
 
 /**
- * A new request's count against the user's rate limit, as a write of the create's transaction: it fails its condition
- * once the window's count is used up (then `rateLimitReached`). Counted with the claim of the user's slot, so a 409
- * or a failed create costs nothing.
+ * A new request's count against the user's rate limit, as a write of the create's transaction, from the counter read
+ * with the user (`stored`): USR-001 instead, before anything is written, when the sliding estimate is used up. The
+ * write fails its condition if the limit is reached meanwhile, or if the counter moved on to a new window under
+ * another create: then read it again (`readRequestCounts`) and call this again. Counted with the claim of the
+ * user's slot, so a 409 or a failed create costs nothing.
  */
-export function newRequestCount(key: UserKey, settings: PushFatigueSettings, nowSeconds: number): TableWrite {
+export function newRequestCount(
+  key: UserKey,
+  settings: PushFatigueSettings,
+  stored: StoredRequestCounts | undefined,
+  nowSeconds: number,
+): TableWrite {
   const { rateLimit } = settings;
-  return countUserRequestWrite(
-    key.directoryId,
-    key.identifier,
-    rateLimit,
-    rateWindow(rateLimit, nowSeconds).start,
-  );
+  const counts = requestCounts(rateLimit, stored, nowSeconds);
+  if (!mayRequest(rateLimit, counts, nowSeconds)) {
+    throw new ApiError(
+      'USR-001',
+      `The user reached the directory's limit of ${rateLimit.count} requests per ${rateLimit.windowSeconds} seconds`,
+      {
+        data: {
+          retry_after: secondsUntilAllowed(rateLimit, counts, nowSeconds),
+          limit: rateLimit.count,
+          window_seconds: rateLimit.windowSeconds,
+        },
+      },
+    );
+  }
+  return countUserRequestWrite(key.directoryId, key.identifier, rateLimit, stored, nowSeconds);
 }
 
-/** USR-001: the window's count is used up. */
-export function rateLimitReached(settings: PushFatigueSettings, nowSeconds: number): ApiError {
-  const { rateLimit } = settings;
-  const window = rateWindow(rateLimit, nowSeconds);
-  return new ApiError(
-    'USR-001',
-    `The user was sent ${rateLimit.count} requests in ${rateLimit.windowSeconds} seconds, the directory's limit`,
-    {
-      data: {
-        retry_after: window.end - nowSeconds,
-        limit: rateLimit.count,
-        window_seconds: rateLimit.windowSeconds,
-      },
-    },
-  );
+/** The user's counter as it is now, after a create's count failed its condition. */
+export function readRequestCounts(key: UserKey): Promise<StoredRequestCounts | undefined> {
+  return getRequestCounts(key.directoryId, key.identifier);
 }
 
 /** Locks the user after a fraud denial, when the directory has the lock on. */
@@ -76,6 +86,7 @@ export interface DirectorySettingsView {
   readonly rate_limit: string;
   readonly fraud_lock: string;
   readonly web_linking: 'on' | 'off';
+  readonly proven_factors: 'on' | 'off';
 }
 
 /**
@@ -84,24 +95,47 @@ export interface DirectorySettingsView {
  */
 export async function updateDirectorySettings(
   directoryId: string,
-  changes: { readonly rateLimit?: string; readonly fraudLock?: string; readonly webLinking?: string },
+  changes: {
+    readonly rateLimit?: string;
+    readonly fraudLock?: string;
+    readonly webLinking?: string;
+    readonly provenFactors?: string;
+  },
 ): Promise<DirectorySettingsView> {
-  await requireDirectoryHead(directoryId);
+  const { organizationId } = await requireDirectoryHead(directoryId);
   const current = await getDirectorySettings(directoryId);
   const updated: DirectorySettings = {
     rateLimit: changes.rateLimit === undefined ? current.rateLimit : parseRateLimit(changes.rateLimit),
     fraudLockSeconds:
       changes.fraudLock === undefined ? current.fraudLockSeconds : parseFraudLock(changes.fraudLock),
     webLinking: changes.webLinking === undefined ? current.webLinking : parseWebLinking(changes.webLinking),
+    provenFactors:
+      changes.provenFactors === undefined
+        ? current.provenFactors
+        : parseSwitch('proven-factors', changes.provenFactors),
   };
-  if (changes.rateLimit !== undefined || changes.fraudLock !== undefined || changes.webLinking !== undefined)
+  const options = settingOptions(changes);
+  if (options.length > 0) {
     await putDirectorySettings(directoryId, updated);
+    await recordOperatorAction(
+      { organizationId, directoryId, operation: `admin directory settings ${options.join(' ')}` },
+      new Date(),
+    );
+  }
   return {
     directory_id: directoryId,
     rate_limit: `${updated.rateLimit.count}/${updated.rateLimit.windowSeconds}`,
     fraud_lock: updated.fraudLockSeconds === null ? 'off' : String(updated.fraudLockSeconds),
     web_linking: updated.webLinking ? 'on' : 'off',
+    proven_factors: updated.provenFactors ? 'on' : 'off',
   };
+}
+
+/** The options a settings change gave, as the audit trail names them: `--proven-factors on`. */
+function settingOptions(changes: Readonly<Record<string, string | undefined>>): string[] {
+  return Object.entries(changes)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `--${name.replace(/[A-Z]/g, (upper) => `-${upper.toLowerCase()}`)} ${value}`);
 }
 
 /** The directory's users that are locked now. */
@@ -118,15 +152,20 @@ export async function listLockedUsers(
 
 /** Lifts a user's lock; throws when the user has none. */
 export async function unlockUser(directoryId: string, identifier: string): Promise<void> {
-  await requireDirectoryHead(directoryId);
+  const { organizationId } = await requireDirectoryHead(directoryId);
   if (!(await clearFraudLock(directoryId, identifier)))
     throw new Error(`The user ${identifier} of directory ${directoryId} is not locked`);
+  await recordOperatorAction(
+    { organizationId, directoryId, user: identifier, operation: 'admin locks clear' },
+    new Date(),
+  );
 }
 
 /** Admin commands name a directory by id alone: it must exist. */
-export async function requireDirectoryHead(directoryId: string): Promise<void> {
-  if (!(await getHead({ type: 'dir', id: directoryId })))
-    throw new Error(`There is no directory ${directoryId}`);
+export async function requireDirectoryHead(directoryId: string): Promise<{ organizationId: string }> {
+  const head = await getHead({ type: 'dir', id: directoryId });
+  if (!head) throw new Error(`There is no directory ${directoryId}`);
+  return { organizationId: head.organizationId as string };
 }
 
 const isoTime = (epochSeconds: number) => isoSeconds(new Date(epochSeconds * 1000));

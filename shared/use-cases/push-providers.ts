@@ -18,6 +18,7 @@ interface DirectoryProviders {
   readonly made: string;
   readonly apns?: PushProvider<ApnsChannel> & { close(): void };
   readonly fcm?: PushProvider<FcmChannel>;
+  readonly fcmUnusable?: string;
 }
 
 // Kept for the container's life, so an APNs connection and its token, and an FCM access token, serve many pushes.
@@ -57,7 +58,10 @@ export function pushProviders(
     const providers = await directory;
     if (channel.type === 'apns')
       return (providers.apns as PushProvider | undefined) ?? 'the directory has no APNs credentials';
-    return providers.fcm ?? 'the directory has no FCM credentials';
+    if (providers.fcm) return providers.fcm;
+    return providers.fcmUnusable
+      ? `the directory has no FCM credentials: its ${providers.fcmUnusable}`
+      : 'the directory has no FCM credentials';
   };
 }
 
@@ -93,6 +97,7 @@ async function directoryProviders(
         ...ca,
       }),
     }),
+    ...(credentials.fcmUnusable && { fcmUnusable: credentials.fcmUnusable }),
   };
   byDirectory.delete(directoryId);
   if (byDirectory.size >= maxDirectoriesKept) {

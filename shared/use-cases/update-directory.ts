@@ -1,5 +1,5 @@
 import { currentHashKey } from '#shared/api-keys/current-hash-key';
-import { describeAndroidKey, InvalidAndroidKeyError, parseAndroidKey } from '#shared/domain/android-key';
+import { describeAndroidKey, inspectAndroidKey, sealAndroidKey } from '#shared/domain/android-key';
 import { InvalidP12Error, inspectIosP12, type IosP12Inspection } from '#shared/domain/apns-credentials';
 import type { DirectoryChanges } from '#shared/domain/directory';
 import { forbidden, invalidArgument } from '#shared/errors';
@@ -12,7 +12,10 @@ import { sealPushCredentials } from '#shared/use-cases/push-credentials';
 
 export interface DirectoryUpdate {
   readonly active?: boolean | null;
-  /** A Google service account's JSON key, kept sealed; the directory shows which account it is. */
+  /**
+   * Any string, as LaunchKey took: a Google service account's JSON key is kept sealed and the directory shows which
+   * account it is; anything else cannot push, and is kept sealed and shown as given.
+   */
   readonly androidKey?: string | null;
   /** Base64 PKCS#12; its certificate and key are kept sealed, and the directory shows the certificate's fingerprint. */
   readonly iosP12?: string | null;
@@ -29,25 +32,38 @@ export async function updateDirectory(
   directoryId: string,
   update: DirectoryUpdate,
 ): Promise<void> {
-  const ios = update.iosP12 == null ? update.iosP12 : inspect(update.iosP12);
-  const android = update.androidKey == null ? update.androidKey : parse(update.androidKey);
+  // Ownership first: another organization's directory answers as an unknown one, before any costly parsing.
   await requireDirectory(organizationId, directoryId);
+  const ios = update.iosP12 == null ? update.iosP12 : inspect(update.iosP12);
+  const android = update.androidKey == null ? update.androidKey : inspectAndroidKey(update.androidKey);
+  let androidKey: DirectoryChanges['androidKey'];
   if (ios !== undefined || android !== undefined) {
     const hashKey = await currentHashKey();
     await updateSealedPushCredentials(
       directoryId,
       sealPushCredentials(hashKey, {
         ...(ios === undefined ? {} : { apnsCertificate: ios?.usable ? ios.credentials : null }),
-        ...(android === undefined ? {} : { fcm: android }),
+        ...(android === undefined
+          ? {}
+          : {
+              fcm: android?.usable ? android.account : null,
+              fcmUnusable: android && !android.usable ? `android_key ${android.reason}` : null,
+            }),
       }),
     );
+    // The record shows which service account it is, or keeps the string as given, sealed.
+    if (android && update.androidKey != null) {
+      androidKey = android.usable
+        ? describeAndroidKey(android.account)
+        : sealAndroidKey(hashKey, update.androidKey);
+    }
   }
   const changes: DirectoryChanges = {
     ...(update.active == null ? {} : { active: update.active }),
     ...(update.denialContextInquiryEnabled == null
       ? {}
       : { denialContextInquiryEnabled: update.denialContextInquiryEnabled }),
-    ...(android === undefined ? {} : { androidKey: android && describeAndroidKey(android) }),
+    ...(update.androidKey === undefined ? {} : { androidKey: androidKey ?? null }),
     ...(update.webhookUrl === undefined ? {} : { webhookUrl: update.webhookUrl }),
     ...(ios === undefined ? {} : { iosCertificateFingerprint: ios?.fingerprint ?? null }),
   };
@@ -62,16 +78,6 @@ function inspect(p12: string): IosP12Inspection {
     return inspectIosP12(p12);
   } catch (error) {
     if (error instanceof InvalidP12Error) throw invalidArgument(`ios_p12: ${error.message}`, error);
-    throw error;
-  }
-}
-
-function parse(androidKey: string) {
-  try {
-    return parseAndroidKey(androidKey);
-  } catch (error) {
-    if (error instanceof InvalidAndroidKeyError)
-      throw invalidArgument(`android_key: ${error.message}`, error);
     throw error;
   }
 }

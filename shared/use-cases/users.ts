@@ -1,4 +1,4 @@
-import type { DirectoryView } from '#shared/domain/directory';
+import type { DirectoryRecord } from '#shared/domain/directory';
 import type { Service } from '#shared/domain/service';
 import type { User } from '#shared/domain/user';
 import { openUserPushId } from '#shared/domain/user-identity';
@@ -10,7 +10,7 @@ import { findUserDirectories, getDirectoryAndUser, getUserKey } from '#shared/st
 
 export interface ResolvedUser {
   readonly user: User;
-  readonly directory: DirectoryView;
+  readonly directory: DirectoryRecord;
   /** The directory's settings and the user's lock, when asked for: read with the user. */
   readonly guards?: RequestGuards;
 }

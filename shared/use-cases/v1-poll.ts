@@ -14,7 +14,7 @@ import { v1Error, v1MessageCodes, v1Messages } from '#shared/protocol/legacy-pac
 import { importPublicKey } from '#shared/protocol/pem';
 import { listEntityKeysAndHead } from '#shared/store/entity-keys';
 import { getV1ServiceId, setV1Credentials, v1CredentialsOf } from '#shared/store/v1-credentials';
-import { findAuthRequest } from '#shared/use-cases/auth-request-outcomes';
+import { findServiceAuthRequest } from '#shared/use-cases/auth-request-outcomes';
 
 /** The old API refused a stamp more than two minutes off (docs.launchkey.com, API glossary). */
 const stampToleranceMs = 120_000;
@@ -95,9 +95,8 @@ export async function pollV1(query: V1PollQuery, now: Date): Promise<V1Reply> {
     .map((key) => importPublicKey(key.publicKeyPem));
   if (!verifyV1Signature(secretKey, signature, signers)) return denied;
 
-  const auth = await findAuthRequest(authId);
-  const nowSeconds = Math.floor(now.getTime() / 1000);
-  const known = auth && auth.serviceId === serviceId ? authRequestState(auth, nowSeconds) : undefined;
+  const auth = await findServiceAuthRequest(serviceId, authId);
+  const known = auth && authRequestState(auth, Math.floor(now.getTime() / 1000));
   // v1 has no failed answer: a request ended by wrong number-matching codes reads as one that ended unanswered.
   const state = known === 'answered' && auth?.numberMatchFailed ? 'cancelled' : known;
   switch (state) {

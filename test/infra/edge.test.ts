@@ -398,6 +398,16 @@ describe('the edge, off (-c edge=none)', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { DisableExecuteApiEndpoint: false });
   });
 
+  it("binds passkeys to the API's own URL, the BaseUrl output, so that no Host header chooses the relying party", () => {
+    const { template } = synthesize({});
+    const baseUrl = Object.values(template.findOutputs('BaseUrl'))[0]?.Value as unknown;
+    expect(baseUrl).toBeDefined();
+    for (const [, fn] of apiFunctions(template)) {
+      expect(environmentOf(fn).WEBAUTHN_ORIGINS).toEqual(baseUrl);
+      expect(environmentOf(fn).PUBLIC_BASE_URL).toBeUndefined();
+    }
+  });
+
   it('disables the API endpoint when a custom domain is on API Gateway, so nothing goes around it', () => {
     const { template } = synthesize({
       customDomain: { domainName: 'mfa.example.com', certificateArn: euCertificate },

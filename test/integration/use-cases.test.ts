@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiError } from '#shared/errors';
+import { rsaPublicKeyOfBits } from '#test/support/big-keys';
 import { rsaKeyPair } from '#test/support/keys';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 
@@ -55,6 +56,11 @@ describe('creating an organization', () => {
     ['an empty name', { name: '   ' }, 'ARG-001'],
     ['a name over 200 characters', { name: 'x'.repeat(201) }, 'ARG-001'],
     ['a key that is not RSA', { name: 'EC', publicKeyPem: ecPublicKey() }, 'KEY-001'],
+    [
+      'a key whose public exponent is above 32 bits',
+      { name: 'Big e', publicKeyPem: rsaPublicKeyOfBits(2048, 2n ** 32n + 1n) },
+      'KEY-001',
+    ],
   ])('refuses %s and writes nothing', async (_, input, code) => {
     const before = (await store.listOrganizations()).length;
     expect((await failure(createOrganization(input))).code).toBe(code);

@@ -20,6 +20,8 @@ export interface Encryption {
    * password's bytes instead, which are none either way, and ignores it.
    */
   readonly encodesPassword: boolean;
+  /** Key derivations one `decrypt` runs, for the file's budget. */
+  readonly derivations: number;
   decrypt(ciphertext: Uint8Array, password: Uint8Array): Buffer;
 }
 
@@ -64,6 +66,7 @@ export function readEncryption(algorithm: ASN1Value | undefined, whose: string):
   const saltBytes = octets(salt);
   return {
     encodesPassword: true,
+    derivations: 2,
     decrypt(ciphertext, password) {
       const derive = (purpose: typeof pkcs12KeyPurpose.key | typeof pkcs12KeyPurpose.iv, length: number) =>
         pkcs12Kdf({ hash: 'sha1', password, salt: saltBytes, purpose, iterations, length });
@@ -98,6 +101,7 @@ function readPbes2(parameters: ASN1Value | undefined, whose: string): Encryption
   const saltBytes = octets(salt);
   return {
     encodesPassword: false,
+    derivations: 1,
     decrypt(ciphertext) {
       const key = pbkdf2Sync(new Uint8Array(0), saltBytes, iterations, cipher.keyLength, digest);
       return decipher(cipher.cipher, key, iv, ciphertext);

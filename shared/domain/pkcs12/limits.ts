@@ -13,6 +13,13 @@ export const maxContents = 4;
 export const maxBags = 16;
 /** SafeContents bags inside SafeContents bags: one level. */
 export const maxNesting = 1;
+/** Private keys, plain or shrouded: APNs needs one, and each shrouded one costs key derivations to read. */
+export const maxKeyBags = 2;
+/**
+ * Key derivations a file may need at worst, every encoding of the empty password tried: a push certificate's file
+ * needs 4 to 8 (a MAC, encrypted certificates, a shrouded key), and each may run `maxIterations` rounds.
+ */
+export const maxKeyDerivations = 8;
 
 /** An iteration count read from the file, refused above the cap with a message saying whose it is. */
 export function checkedIterations(count: bigint, whose: string): number {
@@ -21,4 +28,11 @@ export function checkedIterations(count: bigint, whose: string): number {
     throw new InvalidP12Error(`${whose} iteration count ${count} is above ${maxIterations}`);
   }
   return Number(count);
+}
+
+/** The key derivations a file needs at worst, refused above the cap before the first of those it counts. */
+export function checkDerivations(count: number): void {
+  if (count > maxKeyDerivations) {
+    throw new InvalidP12Error(`needs up to ${count} key derivations to read, more than ${maxKeyDerivations}`);
+  }
 }

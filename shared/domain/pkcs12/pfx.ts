@@ -11,7 +11,7 @@ import {
 } from '#shared/domain/pkcs12/der';
 import { type Encryption, readEncryption } from '#shared/domain/pkcs12/encryption';
 import { InvalidP12Error, notPasswordFreePkcs12 } from '#shared/domain/pkcs12/invalid-p12-error';
-import { maxBags, maxContents, maxNesting } from '#shared/domain/pkcs12/limits';
+import { checkDerivations, maxBags, maxContents, maxKeyBags, maxNesting } from '#shared/domain/pkcs12/limits';
 import { emptyPasswords, readMac } from '#shared/domain/pkcs12/mac';
 
 const oids = {
@@ -53,7 +53,8 @@ export interface Pkcs12Contents {
  * The X.509 certificates and the private keys of a password-free PKCS#12 (RFC 7292) in DER, its MAC verified, its
  * shrouded keys decrypted with the empty password the way its encrypted data is. Every iteration count in sight is
  * checked against the cap before the first key derivation (the MAC's, the encrypted data's, the shrouded keys' beside
- * them); a shrouded key inside encrypted data is checked once that is decrypted, and decrypted last. Anything else
+ * them), and so are the number of private keys and the derivations all of them need at worst; a shrouded key inside
+ * encrypted data is checked once that is decrypted, and decrypted last. Anything else
  * malformed, unsupported or needing a password is refused with an `InvalidP12Error`.
  */
 export function readPkcs12(der: Uint8Array): Pkcs12Contents {
@@ -99,7 +100,11 @@ function read(der: Uint8Array): Pkcs12Contents {
     else if (isOid(type, oids.encryptedData)) encrypted.push(readEncryptedData(explicit(content, 0)));
     else throw new InvalidP12Error('holds contents encrypted with a public key, which is not supported');
   }
-  // Every count in sight is checked: key derivation may start.
+  // Every count in sight is checked, and so is the work they add up to: key derivation may start.
+  const macDerivations = mac ? emptyPasswords.length : 0;
+  const untold = mac ? 1 : emptyPasswords.length;
+  const contentDerivations = worstDerivations(encrypted, untold);
+  checkDerivations(macDerivations + contentDerivations + worstDerivations(shroudedKeys(found), untold));
   let passwords = mac ? [mac.verify(authenticatedSafe)] : emptyPasswords;
   for (const { encryption, ciphertext } of encrypted) {
     const { safeContents, password } = decryptSafeContents(encryption, ciphertext, passwords);
@@ -107,8 +112,24 @@ function read(der: Uint8Array): Pkcs12Contents {
     if (encryption.encodesPassword) passwords = [password];
     collectBags(safeContents, found, 0);
   }
+  // Keys found inside encrypted data join the count before any key is decrypted.
+  checkDerivations(
+    macDerivations + contentDerivations + worstDerivations(shroudedKeys(found), passwords.length),
+  );
   const keys = found.keys.map((key) => ('pkcs8' in key ? key : decryptKey(key, passwords)));
   return { certificates: found.certificates, keyIds: keys.map((key) => key.localKeyId), keys };
+}
+
+function shroudedKeys(found: Found): ShroudedKey[] {
+  return found.keys.filter((key): key is ShroudedKey => !('pkcs8' in key));
+}
+
+/** Key derivations decrypting each of `items` costs when `passwords` encodings of the empty password are tried. */
+function worstDerivations(items: readonly { readonly encryption: Encryption }[], passwords: number): number {
+  return items.reduce(
+    (sum, { encryption }) => sum + encryption.derivations * (encryption.encodesPassword ? passwords : 1),
+    0,
+  );
 }
 
 /** A shrouded key's EncryptedPrivateKeyInfo (RFC 5208 6) decrypted: DER filling it exactly, or a wrong password. */
@@ -162,6 +183,9 @@ function collectBags(safeContents: ASN1Value, found: Found, depth: number): void
     if (++found.bags > maxBags) throw new InvalidP12Error(tooMany);
     const [bagId, bagValue, attributes] = elementsOf(safeBag, 3);
     const value = explicit(bagValue, 0);
+    const isKey = isOid(bagId, oids.keyBag) || isOid(bagId, oids.shroudedKeyBag);
+    if (isKey && found.keys.length === maxKeyBags)
+      throw new InvalidP12Error(`holds more than ${maxKeyBags} private keys`);
     if (isOid(bagId, oids.keyBag)) {
       elementsOf(value, privateKeyInfoElements);
       found.keys.push({ pkcs8: encodeASN1(value), localKeyId: localKeyId(attributes) });

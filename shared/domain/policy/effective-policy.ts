@@ -61,6 +61,12 @@ export interface ConditionalDemand {
 
 export type Demand = MethodDemand | ConditionalDemand;
 
+/** Whether the demand may ask for an inherence factor: either branch of a COND_GEO, since the device reports where it is. */
+export function asksForInherence(demand: Demand): boolean {
+  if (demand.kind === 'cond_geo') return asksForInherence(demand.inside) || asksForInherence(demand.outside);
+  return demand.types.includes('inherence');
+}
+
 /**
  * The single policy a device must satisfy for one authorization request: the service policy with the request's
  * policy applied on top, each constraint at the stricter of the two (docs/protocol.md#creating-a-request). Plain JSON data.

@@ -63,7 +63,8 @@ function serviceOperations(
   return {
     [`POST ${prefix}/services`]: {
       summary: `Create a ${kind}`,
-      description: 'Service names are unique across all services, without regard to case or spacing.',
+      description:
+        'Service names are unique across all services, without regard to case or spacing, and none may look like another (a Cyrillic А for a Latin A, rn for m).',
       subject,
       body: 'CreateServiceBody',
       answers: [created('Created')],

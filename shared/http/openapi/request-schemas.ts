@@ -118,6 +118,8 @@ export const requestBodies = {
     schema: updateDirectoryBody,
     description: 'Absent fields stay as they are; null clears android_key, ios_p12 and webhook_url.',
     notes: {
+      android_key:
+        "Any string, as LaunchKey took: a Firebase service-account JSON file pushes to the directory's Android app; anything else is kept, sealed, and shown as given, but cannot push.",
       ios_p12:
         "Base64 (line breaks allowed) of a password-free PKCS#12 in DER with an intact MAC; only its certificate's SHA-256 fingerprint is kept.",
       webhook_url: 'Where device link completions go (docs/protocol.md#webhooks).',

@@ -159,7 +159,11 @@ export const responseSchemas = {
       premium: { ...flag, description: 'Always false' },
       service_ids: arrayOf(uuid),
       sdk_keys: arrayOf(uuid),
-      android_key: nullable(text()),
+      android_key: nullable(
+        text(
+          'service-account:<client_email>#<key id> for a service-account file; any other android_key as given',
+        ),
+      ),
       ios_certificate_fingerprint: nullable(text('SHA-256 of the ios_p12 push certificate')),
       denial_context_inquiry_enabled: flag,
       webhook_url: nullable(text()),
@@ -304,6 +308,12 @@ export const responseSchemas = {
         type: 'boolean',
         enum: [true],
         description: 'Present only when the answer needs the code the application shows',
+      },
+      passkey_required: {
+        type: 'boolean',
+        enum: [true],
+        description:
+          'Present only when the directory takes inherence only proven with a passkey and the policy asks for it: a device without a passkey cannot answer',
       },
       webauthn: object<NonNullable<PendingAuthRequestView['webauthn']>>(
         {

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { maxAndroidKeyBytes } from '#shared/domain/android-key';
+import { maxAndroidKeyLength } from '#shared/domain/android-key';
 import { displayName, flag, httpUrl, optionalNullable, uuid } from '#shared/http/schemas/common';
 
 export const createDirectoryBody = v.strictObject({ name: displayName });
@@ -12,7 +12,7 @@ export const updateDirectoryBody = v.strictObject({
   directory_id: uuid,
   active: optionalNullable(flag),
   android_key: optionalNullable(
-    v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(maxAndroidKeyBytes, 'is too long')),
+    v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(maxAndroidKeyLength, 'is too long')),
   ),
   // A push certificate with its chain stays well under 64 KB of base64.
   ios_p12: optionalNullable(v.pipe(v.string(), v.maxLength(65_536, 'is too long'))),

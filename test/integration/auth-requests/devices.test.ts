@@ -9,6 +9,7 @@ import { ApiClient } from '#shared/client/api-client';
 import type { AuthorizationResponseBody } from '#shared/client/authorization-response';
 import { parseEffectivePolicy } from '#shared/domain/policy/effective-policy-wire';
 import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
+import { rsaPublicKeyOfBits } from '#test/support/big-keys';
 import { rsaKeyPair } from '#test/support/keys';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { refusedWith } from '#test/support/tree';
@@ -110,7 +111,11 @@ describe('linking a device', () => {
     expect(
       await postLink({ sdk_key: scene.sdkKey, code: started.code, public_key: rsaKeyPair(1024).publicPem }),
     ).toMatchObject({ status: 400 });
-    // Neither attempt used the code up.
+    const hugeExponent = rsaPublicKeyOfBits(3072, (1n << 3070n) + 1n);
+    expect(
+      await postLink({ sdk_key: scene.sdkKey, code: started.code, public_key: hugeExponent }),
+    ).toMatchObject({ status: 400, body: { error_code: 'KEY-001' } });
+    // No attempt used the code up.
     const state = await linkAuthenticator({
       baseUrl: runtime.baseUrl,
       sdkKey: scene.sdkKey,

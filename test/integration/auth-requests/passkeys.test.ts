@@ -1,10 +1,11 @@
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiClient } from '#shared/client/api-client';
+import { ApiClient } from '#shared/client/api-client';
 import type { AuthorizationResponseBody } from '#shared/client/authorization-response';
 import type { ApiRequestError } from '#shared/client/errors';
 import type { PendingAuthRequestView } from '#shared/use-cases/device-auth-requests';
 import { type AuthScene, deviceClient, newAuthScene } from '#test/support/auth-scene';
+import { send } from '#test/support/forge';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { refusal } from '#test/support/tree';
 import { SoftwareAuthenticator, type Tampering } from '#test/support/webauthn-authenticator';
@@ -96,6 +97,44 @@ async function refused(call: Promise<unknown>) {
   const error: ApiRequestError = await refusal(call);
   return { status: error.status, code: error.errorCode, detail: String(error.errorDetail) };
 }
+
+/** fetch, except that every request names `host` in its Host header, as any client can. */
+function fetchNamingHost(host: string): typeof fetch {
+  return async (input, init) =>
+    send(
+      input instanceof Request ? input.url : input.toString(),
+      init?.method ?? 'GET',
+      { ...(init?.headers as Record<string, string> | undefined), host },
+      init?.body as string | undefined,
+    );
+}
+
+describe('the relying party', () => {
+  it.each([
+    ['a forged Host header', 'evil.example'],
+    ['the loopback address the API listens on', '127.0.0.1'],
+  ])('is localhost whatever %s names, and a passkey made for that origin is refused', async (_, hostname) => {
+    const linked = await scene.linkDevice(`host-${hostname}`);
+    const host = `${hostname}:${new URL(runtime.baseUrl).port}`;
+    const client = new ApiClient({
+      baseUrl: runtime.baseUrl,
+      issuer: `dev:${linked.state.deviceId}`,
+      privateKeyPem: linked.state.privateKeyPem,
+      fetch: fetchNamingHost(host),
+    });
+    const options = (
+      await client.call<PublicKeyCredentialCreationOptionsJSON>('POST', '/device/v3/passkey/options')
+    ).body as PublicKeyCredentialCreationOptionsJSON;
+    expect(options.rp.id).toBe('localhost');
+    const registration = new SoftwareAuthenticator(`http://${host}`).register(options, { rpId: hostname });
+    expect(await refused(client.call('PUT', '/device/v3/passkey', { body: { registration } }))).toMatchObject(
+      {
+        status: 403,
+        detail: expect.stringMatching(/another origin|another relying party/),
+      },
+    );
+  });
+});
 
 describe('registering a passkey', () => {
   it('gives platform, user-verification-required options for the RP id localhost, and keeps the credential', async () => {

@@ -250,6 +250,16 @@ describe('updating a directory', () => {
     expect((await getDirectory(id)).ios_certificate_fingerprint).toBeNull();
   });
 
+  it('refuses an ios_p12 holding more private keys than APNs needs with ARG-001, before decrypting any', async () => {
+    const id = await createDirectory(organization);
+    const error = await refusal(
+      patch({ directory_id: id, ios_p12: p12Fixture('openssl-no-mac-three-keys') }),
+    );
+    expect({ status: error.status, code: error.errorCode }).toEqual({ status: 400, code: 'ARG-001' });
+    expect(error.errorDetail).toBe('ios_p12: holds more than 2 private keys');
+    expect((await getDirectory(id)).ios_certificate_fingerprint).toBeNull();
+  });
+
   it.each([
     ['a webhook_url that is not absolute', { webhook_url: '/relative' }, /webhook_url/],
     ['a webhook_url of another scheme', { webhook_url: 'ftp://example.com/x' }, /webhook_url/],
@@ -262,6 +272,21 @@ describe('updating a directory', () => {
     expect(String(error.errorDetail)).toMatch(detail);
   });
 
+  it('answers a foreign directory exactly as an unknown one, before it reads any push credential', async () => {
+    const foreign = await createDirectory(await newOrganization(service));
+    const refused = async (directoryId: string) => {
+      const error = await refusal(patch({ directory_id: directoryId, ios_p12: 'not base64!' }));
+      return {
+        status: error.status,
+        code: error.errorCode,
+        detail: String(error.errorDetail).replace(directoryId, '<id>'),
+      };
+    };
+    const unknown = await refused(randomUUID());
+    expect(unknown).toMatchObject({ status: 403, code: 'HTTP-403' });
+    expect(await refused(foreign)).toEqual(unknown);
+  });
+
   it('refuses a directory_id that is not a UUID with ARG-001, and a foreign one with 403', async () => {
     expect(await refusedWith(patch({ directory_id: 'x' }))).toEqual({ status: 400, code: 'ARG-001' });
     const foreign = await createDirectory(await newOrganization(service));
@@ -269,6 +294,78 @@ describe('updating a directory', () => {
       status: 403,
       code: 'HTTP-403',
     });
+  });
+});
+
+describe('an android_key that is not a service-account file, as the LaunchKey SDKs send one', () => {
+  const patch = (body: Record<string, unknown>) =>
+    organization.client.call('PATCH', '/organization/v3/directories', { body });
+  const listAll = async () =>
+    (await organization.client.call<Record<string, unknown>[]>('GET', '/organization/v3/directories')).body ??
+    [];
+  const withAndroidKey = async (androidKey: string) => {
+    const id = await createDirectory(organization);
+    expect((await patch({ directory_id: id, android_key: androidKey })).status).toBe(204);
+    return id;
+  };
+
+  it('creates a directory with the Android key "Hello Android" and reads it back', async () => {
+    const id = await withAndroidKey('Hello Android');
+    expect(await getDirectory(id)).toMatchObject({ id, android_key: 'Hello Android' });
+  });
+
+  it('updates the Android key to "A new Android Key"', async () => {
+    const id = await withAndroidKey('Hello Android');
+    expect((await patch({ directory_id: id, android_key: 'A new Android Key' })).status).toBe(204);
+    expect((await getDirectory(id)).android_key).toBe('A new Android Key');
+  });
+
+  it('gets the directory with its Android key exactly as given', async () => {
+    const given = '  Clé Android ✓\n\t"quoted" \u{1F511}\n';
+    const id = await withAndroidKey(given);
+    expect((await getDirectory(id)).android_key).toBe(given);
+  });
+
+  it('lists the directories with each Android key as given, and a service account as which one it is', async () => {
+    const plain = await withAndroidKey('Hello Android');
+    const account = makeServiceAccount();
+    const fileDirectory = await withAndroidKey(account.json);
+    const keys = new Map((await listAll()).map((each) => [each.id, each.android_key]));
+    expect(keys.get(plain)).toBe('Hello Android');
+    expect(keys.get(fileDirectory)).toBe(
+      `service-account:${account.file.client_email}#${account.file.private_key_id?.slice(0, 8)}`,
+    );
+  });
+
+  it('keeps it sealed at rest', async () => {
+    const id = await withAndroidKey('Hello Android sealed');
+    const { getDirectory: storedDirectory } = await import('#shared/store/directories');
+    const stored = JSON.stringify(await storedDirectory(organization.id, id));
+    expect(stored).not.toContain('Hello Android');
+    expect(stored).toMatch(/"sealed":"[A-Za-z0-9_-]{40,}"/);
+  });
+
+  it('replaces it with a service-account file and back, and clears it with null', async () => {
+    const account = makeServiceAccount();
+    const id = await withAndroidKey('Hello Android');
+    await patch({ directory_id: id, android_key: account.json });
+    expect((await getDirectory(id)).android_key).toMatch(/^service-account:/);
+    await patch({ directory_id: id, android_key: 'A new Android Key' });
+    expect((await getDirectory(id)).android_key).toBe('A new Android Key');
+    await patch({ directory_id: id, android_key: null });
+    expect((await getDirectory(id)).android_key).toBeNull();
+  });
+
+  it('takes 8 192 characters, and refuses 8 193 or none with ARG-001 naming android_key', async () => {
+    const longest = 'é'.repeat(8192);
+    const id = await withAndroidKey(longest);
+    expect((await getDirectory(id)).android_key).toBe(longest);
+    for (const refused of [`${longest}x`, '']) {
+      const error = await refusal(patch({ directory_id: id, android_key: refused }));
+      expect({ status: error.status, code: error.errorCode }).toEqual({ status: 400, code: 'ARG-001' });
+      expect(String(error.errorDetail)).toMatch(/^android_key: /);
+    }
+    expect((await getDirectory(id)).android_key).toBe(longest);
   });
 });
 

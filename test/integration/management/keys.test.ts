@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '#shared/client/api-client';
+import { rsaPublicKeyOfBits } from '#test/support/big-keys';
 import { rsaKeyPair, type TestKeyPair } from '#test/support/keys';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import {
@@ -153,6 +154,7 @@ describe.each(Object.keys(owners))('keys of %s', (kind) => {
     ['a key twice', 'KEY-002'],
     ['text that is not a key', 'KEY-001'],
     ['a private key', 'KEY-001'],
+    ['a key whose public exponent has 3 071 bits', 'KEY-001'],
     ['key_type 3', 'ARG-001'],
     ['a date_expires that is not ISO 8601', 'ARG-001'],
   ])('refuse %s with %s', async (what, code) => {
@@ -164,6 +166,8 @@ describe.each(Object.keys(owners))('keys of %s', (kind) => {
       },
       'text that is not a key': () => add(owner, 'hello'),
       'a private key': () => add(owner, pair.privatePem),
+      'a key whose public exponent has 3 071 bits': () =>
+        add(owner, rsaPublicKeyOfBits(3072, (1n << 3070n) + 1n)),
       'key_type 3': () => add(owner, pair, { key_type: 3 }),
       'a date_expires that is not ISO 8601': () => add(owner, pair, { date_expires: 'next tuesday' }),
     }[what] as () => Promise<unknown>;

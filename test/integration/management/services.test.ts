@@ -222,6 +222,85 @@ describe('service names', () => {
     });
   });
 
+  it("cannot be a look-alike of another tenant's, made with a Cyrillic А or rn for m (SVC-001)", async () => {
+    const name = uniqueName('Acme Bank');
+    await create(org, { name });
+    const elsewhere = await newOrganization(service);
+    for (const lookAlike of [`\u0410${name.slice(1)}`, name.replace('m', 'rn')]) {
+      expect(
+        await refusedWith(
+          elsewhere.client.call('POST', '/organization/v3/services', { body: { name: lookAlike } }),
+        ),
+      ).toEqual({ status: 400, code: 'SVC-001' });
+      expect(await refusedWith(create(dir, { name: lookAlike }))).toEqual({ status: 400, code: 'SVC-001' });
+    }
+  });
+
+  it("cannot be renamed into a look-alike of another tenant's (SVC-001)", async () => {
+    const taken = uniqueName('Acme Bank');
+    await create(org, { name: taken });
+    const elsewhere = await newOrganization(service);
+    const { id } = (
+      await elsewhere.client.call<{ id: string }>('POST', '/organization/v3/services', {
+        body: { name: uniqueName('Mine') },
+      })
+    ).body as { id: string };
+    const lookAlike = `\u0410${taken.slice(1)}`;
+    expect(
+      await refusedWith(
+        elsewhere.client.call('PATCH', '/organization/v3/services', {
+          body: { service_id: id, name: lookAlike },
+        }),
+      ),
+    ).toEqual({ status: 400, code: 'SVC-001' });
+  });
+
+  it('may be renamed into a look-alike of its own name, which the old name no longer holds', async () => {
+    const name = uniqueName('Acme Bank');
+    const { id } = (await create(org, { name })).body as { id: string };
+    const lookAlike = name.replace('m', 'rn');
+    await patch(org, { service_id: id, name: lookAlike });
+    expect((await byIds(org, [id]))[0]?.name).toBe(lookAlike);
+    expect(await refusedWith(create(dir, { name }))).toEqual({ status: 400, code: 'SVC-001' });
+    await patch(org, { service_id: id, name: uniqueName('Renamed') });
+    expect((await create(dir, { name })).status).toBe(201);
+  });
+
+  it('of services named before look-alikes were refused are held once the operator claims their look-alikes', async () => {
+    const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { dynamo, tableName } = await import('#shared/store/dynamo');
+    const { serviceSkeletonClaimKey } = await import('#shared/store/keys');
+    const { nameSkeleton } = await import('#shared/domain/name-skeleton');
+    const { claimLookAlikeNames } = await import('#shared/use-cases/look-alike-names');
+    /** A service as one created before look-alikes were claimed left it: holding its name alone. */
+    const createdBefore = async (name: string) => {
+      const { id } = (await create(org, { name })).body as { id: string };
+      await dynamo.send(
+        new DeleteCommand({ TableName: tableName, Key: serviceSkeletonClaimKey(nameSkeleton(name)) }),
+      );
+      return id;
+    };
+    const old = uniqueName('Acme Bank');
+    const oldId = await createdBefore(old);
+    const clashing = uniqueName('Bank');
+    const clashingId = await createdBefore(clashing);
+    const elsewhere = await newOrganization(service);
+    const createElsewhere = (name: string) =>
+      elsewhere.client.call<{ id: string }>('POST', '/organization/v3/services', { body: { name } });
+    // Taken while the older service held its name alone: both keep theirs.
+    const lookAlikeId = ((await createElsewhere(clashing.replace('a', '\u0430'))).body as { id: string }).id;
+
+    const { clashes } = await claimLookAlikeNames(new Date());
+
+    expect(clashes.filter((clash) => [oldId, clashingId, lookAlikeId].includes(clash.service_id))).toEqual([
+      { service_id: clashingId, name: clashing, look_alike_of: lookAlikeId },
+    ]);
+    expect(await refusedWith(createElsewhere(`\u0410${old.slice(1)}`))).toEqual({
+      status: 400,
+      code: 'SVC-001',
+    });
+  });
+
   it('go to exactly one of many concurrent creates', async () => {
     const name = uniqueName('Race');
     const outcomes = await Promise.allSettled(

@@ -48,6 +48,7 @@ describe('the lock after a fraud denial', () => {
       rate_limit: '30/600',
       fraud_lock: '900',
       web_linking: 'on',
+      proven_factors: 'off',
     });
     const device = await scene.linkDevice('walt');
     // A denial that is not fraud locks nobody.

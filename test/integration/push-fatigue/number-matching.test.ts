@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Authenticator } from '#shared/authenticator/authenticator';
 import { type AuthScene, deviceClient, newAuthScene } from '#test/support/auth-scene';
@@ -9,11 +10,13 @@ import { serviceWebhooks } from '#test/support/service-webhooks';
 
 let runtime: TestRuntime;
 let scene: AuthScene;
+let other: AuthScene;
 let webhooks: WebhookReceiver;
 
 beforeAll(async () => {
   runtime = await startTestRuntime();
   scene = await newAuthScene(runtime);
+  other = await newAuthScene(runtime);
   webhooks = await serviceWebhooks(runtime, scene);
 });
 afterAll(async () => {
@@ -96,6 +99,23 @@ describe('number matching', () => {
       }),
     );
     expect(cancel.errorCode).toBe('SVC-008');
+    // Another tenant's service cannot tell this request from one that never was.
+    const cancelAs = async (authRequest: string) => {
+      const error = await refusal(
+        other.service.call('DELETE', `/service/v3/auths/${authRequest}`, {
+          subject: `svc:${other.serviceId}`,
+        }),
+      );
+      return {
+        status: error.status,
+        code: error.errorCode,
+        detail: error.errorDetail,
+        data: error.errorData,
+      };
+    };
+    const unknown = await cancelAs(randomUUID());
+    expect(unknown).toMatchObject({ status: 404, code: 'HTTP-404' });
+    expect(await cancelAs(created.auth_request)).toEqual(unknown);
     expect(await device.pending()).toEqual([]);
     expect((await scene.ask({ username: 'ben' })).auth_request).toMatch(/^[\da-f-]{36}$/);
   });

@@ -38,23 +38,42 @@ async function askAndCancel(target: AuthScene, username: string): Promise<void> 
 }
 
 describe('the rate limit per user', () => {
-  it('answers 429 USR-001 past 30 requests in 10 minutes, and frees the user in the next window', async () => {
+  it('answers 429 USR-001 past 30 requests in 10 minutes, and lets the user be asked as they slide out', async () => {
     await scene.linkDevice('rita');
-    const windowStart = startOfWindow(600);
+    startOfWindow(600);
     for (let sent = 0; sent < 30; sent++) await askAndCancel(scene, 'rita');
     const refused = await refusal(scene.ask({ username: 'rita' }));
+    const refusedAt = Math.floor(Date.now() / 1000);
     expect(refused.status).toBe(429);
     expect(refused.errorCode).toBe('USR-001');
     expect(refused.errorData).toMatchObject({ limit: 30, window_seconds: 600 });
-    // The seconds left in the window, which began just before the first request.
-    expect(refused.errorData?.retry_after).toBeGreaterThan(560);
-    expect(refused.errorData?.retry_after).toBeLessThan(600);
+    // The rest of the window, and 20 seconds of the next, when the 30 requests of this one weigh 29.
+    const retryAfter = refused.errorData?.retry_after as number;
+    expect(retryAfter).toBeGreaterThan(580);
+    expect(retryAfter).toBeLessThan(620);
     // Other users of the directory are counted on their own.
     await scene.linkDevice('sam');
     await askAndCancel(scene, 'sam');
 
-    vi.setSystemTime(windowStart + 600_000);
+    vi.setSystemTime((refusedAt + retryAfter - 3) * 1000);
+    expect((await refusal(scene.ask({ username: 'rita' }))).errorCode).toBe('USR-001');
+    vi.setSystemTime((refusedAt + retryAfter + 1) * 1000);
     await askAndCancel(scene, 'rita');
+  });
+
+  it('refuses a burst across the edge of a window past the limit, where fixed windows let a second one through', async () => {
+    const other = await newAuthScene(runtime);
+    await settings.updateDirectorySettings(other.directoryId, { rateLimit: '5/600' });
+    await other.linkDevice('vic');
+    const lateInWindow = startOfWindow(600, 580);
+    for (let sent = 0; sent < 5; sent++) await askAndCancel(other, 'vic');
+    // 5 seconds into the next window.
+    vi.setSystemTime(lateInWindow + 25_000);
+    const refused = await refusal(other.ask({ username: 'vic' }));
+    expect({ status: refused.status, code: refused.errorCode }).toEqual({ status: 429, code: 'USR-001' });
+    // Until the 5 requests weigh 4: a fifth of the window after its start.
+    expect(refused.errorData?.retry_after).toBeGreaterThan(100);
+    expect(refused.errorData?.retry_after).toBeLessThanOrEqual(115);
   });
 
   it("honours the directory's own limit, set by the operator, and leaves the directory object as it was", async () => {
@@ -70,6 +89,7 @@ describe('the rate limit per user', () => {
         rate_limit: '3/60',
         fraud_lock: 'off',
         web_linking: 'on',
+        proven_factors: 'off',
       },
     );
     expect((await readDirectory()).body).toEqual(before);
@@ -83,7 +103,10 @@ describe('the rate limit per user', () => {
       code: 'USR-001',
       data: { retry_after: expect.any(Number), limit: 3, window_seconds: 60 },
     });
+    // A window later the 3 still weigh almost all of theirs; a whole window after that, nothing.
     vi.setSystemTime(windowStart + 60_000);
+    expect((await refusal(other.ask({ username: 'tess' }))).errorCode).toBe('USR-001');
+    vi.setSystemTime(windowStart + 120_000);
     await askAndCancel(other, 'tess');
   });
 

@@ -1,9 +1,13 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineClientConfig } from '#infra/local/engines';
 import type { Authenticator } from '#shared/authenticator/authenticator';
+import { listDeadLetters, pushMessages } from '#shared/events/dead-letters';
 import type { AuthScene } from '#test/support/auth-scene';
 import { type FcmServer, startFcmServer } from '#test/support/fcm-server';
 import { type PushScene, startPushScene } from '#test/support/push-scene';
 import type { TestRuntime } from '#test/support/runtime';
+import { runCli } from '#test/support/service-process';
 import { refusal } from '#test/support/tree';
 import { makeServiceAccount, type TestServiceAccount } from '#test/support/service-account';
 import { until } from '#test/support/waiting';
@@ -16,6 +20,20 @@ let phone: Authenticator;
 let patchDirectory: PushScene['patchDirectory'];
 let cancel: PushScene['cancel'];
 const token = 'eY3x9n1RQd2:APA91bH-test_registration.token';
+
+/** What `npm run admin -- directory push` prints of the scene's directory. */
+async function adminShows(): Promise<string> {
+  const run = await runCli('admin', [
+    'directory',
+    'push',
+    '--directory',
+    scene.directoryId,
+    '--data-dir',
+    runtime.runtime.dataDir,
+  ]);
+  expect(run).toMatchObject({ code: 0, stderr: '' });
+  return run.stdout;
+}
 
 async function directoryView(): Promise<Record<string, unknown>> {
   const { body } = await scene.organization.client.call<Record<string, unknown>[]>(
@@ -51,13 +69,18 @@ describe("a directory's FCM credentials", () => {
     });
   });
 
-  it('refuses a legacy server key, saying Google retired it', async () => {
-    expect(await refusal(patchDirectory({ android_key: 'AAAAx1y2z3:APA91bHlegacykey' }))).toMatchObject({
+  it('takes a legacy server key as LaunchKey did and shows it as given, but refuses FCM tokens saying why', async () => {
+    const legacy = 'AAAAx1y2z3:APA91bHlegacykey';
+    expect((await patchDirectory({ android_key: legacy })).status).toBe(204);
+    expect((await directoryView()).android_key).toBe(legacy);
+    expect(await refusal(phone.registerPush({ fcm: { token } }))).toMatchObject({
       status: 400,
       errorCode: 'ARG-001',
-      message: expect.stringMatching(/android_key: .*retired the legacy FCM API.*2024/),
+      message: expect.stringContaining('its android_key is not a usable service-account file'),
     });
-    expect((await directoryView()).android_key).toBeNull();
+    expect(await adminShows()).toContain(
+      'fcm: none, FCM pushes fail: android_key is not a Firebase service-account JSON file (Google retired the legacy FCM API',
+    );
   });
 
   it('keeps a service account sealed and shows which one it is, never the key', async () => {
@@ -127,6 +150,43 @@ describe('pushing through FCM', () => {
     expect(fcm.received.filter((each) => each.token === gone)).toHaveLength(1);
     await cancel(created.auth_request);
   });
+
+  it('sends nothing to FCM once android_key is not a service-account file, dead-lettering with the reason', async () => {
+    await phone.registerPush({ fcm: { token } });
+    expect((await patchDirectory({ android_key: 'Hello Android' })).status).toBe(204);
+    expect((await directoryView()).android_key).toBe('Hello Android');
+    const reason =
+      'the directory has no FCM credentials: its android_key is not a Firebase service-account JSON file';
+    expect(await adminShows()).toContain(`fcm: none, FCM pushes fail: android_key is not a Firebase`);
+    const created = await scene.ask({ username: 'bob' });
+    const sqs = new SQSClient(engineClientConfig(runtime.runtime.engines.sqsEndpoint));
+    try {
+      const letter = await until(async () =>
+        (await listDeadLetters(sqs, runtime.runtime.pushQueues, 1000, pushMessages)).find(
+          (each) => each.event?.authRequestId === created.auth_request,
+        ),
+      );
+      expect(letter).toMatchObject({
+        event: { kind: 'prompt', deviceId: phone.state.deviceId },
+        attempts: 1,
+        reason: expect.stringContaining(reason),
+      });
+      expect(letter.reason).not.toContain('Hello Android');
+    } finally {
+      sqs.destroy();
+    }
+    expect(
+      fcm.received.filter((each) => JSON.stringify(each.message).includes(created.auth_request)),
+    ).toEqual([]);
+    // The device keeps its channel for when the directory has a service account again.
+    expect((await phone.pushSettings()).channel).toBe('fcm');
+    await cancel(created.auth_request);
+
+    expect((await patchDirectory({ android_key: account.json })).status).toBe(204);
+    const again = await scene.ask({ username: 'bob' });
+    await fcm.waitFor((each) => JSON.stringify(each.message).includes(again.auth_request));
+    await cancel(again.auth_request);
+  }, 30_000);
 
   it('stops pushing when the service account is removed, and refuses new FCM tokens', async () => {
     expect((await patchDirectory({ android_key: null })).status).toBe(204);

@@ -345,6 +345,40 @@ describe('files built here', () => {
     expect(refusal(pfx(data(...bags(9)), data(...bags(8))))).toBe('holds more than 16 bags');
   });
 
+  const shroudedKeyBag = (algorithm: ASN1Encodable) =>
+    sequence(oid('1.2.840.113549.1.12.10.1.2'), explicit(sequence(algorithm, octets(iv))));
+  /** pbeWithSHAAnd3-KeyTripleDES-CBC at the iteration cap: two derivations for each password encoding tried. */
+  const tripleDes = sequence(oid('1.2.840.113549.1.12.1.3'), sequence(octets(salt), integer(10_000)));
+
+  it('refuses more than 2 private keys before any key derivation', () => {
+    const keys = (count: number) => Array.from({ length: count }, () => shroudedKeyBag(pbes2()));
+    expect(refusal(pfx(data(...keys(3))))).toBe('holds more than 2 private keys');
+    expect(refusal(pfx(data(keyBag(), ...keys(1)), data(...keys(1))))).toBe('holds more than 2 private keys');
+    expect(derivations()).toBe(0);
+  });
+
+  it('refuses a file needing more than 8 key derivations at worst before the first', () => {
+    const contents = Array.from({ length: 3 }, () => encryptedData(tripleDes, iv));
+    expect(refusal(pfx(...contents))).toBe('needs up to 12 key derivations to read, more than 8');
+    expect(
+      refusal(pfx(data(shroudedKeyBag(tripleDes), shroudedKeyBag(tripleDes)), contents[0] as ASN1Encodable)),
+    ).toBe('needs up to 12 key derivations to read, more than 8');
+    expect(derivations()).toBe(0);
+  });
+
+  it('counts the keys found inside encrypted data before it decrypts any key', () => {
+    const key = pbkdf2Sync(new Uint8Array(0), salt, 2048, 32, 'sha1');
+    const cipher = createCipheriv('aes-256-cbc', key, iv);
+    const bags = encodeASN1(sequence(shroudedKeyBag(tripleDes), shroudedKeyBag(tripleDes)));
+    const ciphertext = Buffer.concat([cipher.update(bags), cipher.final()]);
+    vi.clearAllMocks();
+    // No MAC, and PBES2 says nothing of the password's encoding: each key would be tried under both.
+    expect(refusal(pfx(encryptedData(pbes2(), ciphertext)))).toBe(
+      'needs up to 9 key derivations to read, more than 8',
+    );
+    expect(derivations()).toBe(1);
+  });
+
   it('walks bags nested one level deep, and refuses deeper nesting', () => {
     expect(refusal(pfx(data(safeContentsBag(secretBag))))).toBe('holds no private key');
     expect(refusal(pfx(data(safeContentsBag(safeContentsBag(secretBag)))))).toBe(

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InvalidKeyError, importPrivateKey, importPublicKey, publicKeyPem } from '#shared/protocol/pem';
+import { rsaPublicKeyOfBits } from '#test/support/big-keys';
 import { rsaKeyPair } from '#test/support/keys';
 
 const alphaPkcs1 = readFileSync(
@@ -14,6 +15,12 @@ describe('importPublicKey', () => {
     const pair = rsaKeyPair();
     expect(importPublicKey(pair.publicPem).asymmetricKeyType).toBe('rsa');
     expect(importPublicKey(alphaPkcs1).asymmetricKeyDetails?.modulusLength).toBe(4096);
+  });
+
+  it.each([3n, 65537n, 2n ** 32n - 1n])('takes a public exponent of %s', (exponent) => {
+    expect(importPublicKey(rsaPublicKeyOfBits(2048, exponent)).asymmetricKeyDetails?.publicExponent).toBe(
+      exponent,
+    );
   });
 
   it('writes public keys back as SPKI, the form the Java SDK parses', () => {
@@ -44,6 +51,14 @@ describe('importPublicKey', () => {
           .toString(),
       /at least 2048 bits, this one has 1024/,
     ],
+    [
+      'a public exponent of 3 071 bits',
+      () => rsaPublicKeyOfBits(3072, (1n << 3070n) + 1n),
+      /this one has 3071 bits/,
+    ],
+    ['a public exponent of 2^32 + 1', () => rsaPublicKeyOfBits(2048, 2n ** 32n + 1n), /from 3 to 2\^32 - 1/],
+    ['an even public exponent', () => rsaPublicKeyOfBits(2048, 65536n), /must be an odd number/],
+    ['a public exponent of 1', () => rsaPublicKeyOfBits(2048, 1n), /must be an odd number/],
   ])('refuses %s with the reason', (_, pem, reason) => {
     expect(() => importPublicKey(pem())).toThrow(InvalidKeyError);
     expect(() => importPublicKey(pem())).toThrow(reason);

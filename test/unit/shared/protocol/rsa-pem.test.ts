@@ -6,6 +6,7 @@ import {
   sealLegacyAuthPackage,
   sealV1AuthPackage,
 } from '#shared/protocol/legacy-package-seal';
+import { rsaPublicKeyOfBits } from '#test/support/big-keys';
 import { InvalidKeyError, parseRsaPrivateKeyPem, parseRsaPublicKeyPem } from '#shared/protocol/rsa-pem';
 import { rsaKeyPair } from '#test/support/keys';
 
@@ -44,6 +45,11 @@ describe('the browser-safe RSA PEM reader', () => {
       'a 1024-bit key',
       () => parseRsaPublicKeyPem(rsaKeyPair(1024).publicPem),
       /at least 2048 bits, this one has 1024/,
+    ],
+    [
+      'a public exponent of 2^32 + 1',
+      () => parseRsaPublicKeyPem(rsaPublicKeyOfBits(2048, 2n ** 32n + 1n)),
+      /from 3 to 2\^32 - 1/,
     ],
   ])('refuses %s with the server’s error', (_, read, reason) => {
     expect(read).toThrow(reason);
