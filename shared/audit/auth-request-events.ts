@@ -3,7 +3,8 @@ import type { AuthRequestEvent } from '#shared/audit/audit-record';
 /**
  * What an operation of the auth request routes did to the request, read from its route and status: a 201 on create
  * started it, a cancel that succeeded cancelled it, a poll answered 408 found it expired, and a device's answer that
- * succeeded answered it (denied as fraud when the device said so). The service never learns more of an answer.
+ * succeeded answered it (denied as fraud when the device said so, beside its sealed answer or in its denial without
+ * the code). The service never learns more of an answer.
  */
 export function authRequestEventOf(
   route: string,
@@ -20,8 +21,14 @@ export function authRequestEventOf(
       return status === 408 ? 'expired' : undefined;
     case 'POST /device/v3/auths/{auth_request}':
       if (!succeeded) return undefined;
-      return (body as { fraud?: unknown } | undefined)?.fraud === true ? 'denied-as-fraud' : 'answered';
+      return isFraud(body) ? 'denied-as-fraud' : 'answered';
     default:
       return undefined;
   }
+}
+
+/** The device says fraud beside its sealed answer, or in the denial it says in the clear. */
+function isFraud(body: unknown): boolean {
+  const answer = body as { fraud?: unknown; deny?: { fraud?: unknown } | null } | undefined;
+  return answer?.fraud === true || answer?.deny?.fraud === true;
 }

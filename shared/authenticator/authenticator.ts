@@ -1,4 +1,5 @@
 import { type AnswerPackages, sealAnswer } from '#shared/authenticator/answer-packages';
+import { type DenialWithoutCodeBody, denialWithoutCode } from '#shared/authenticator/denial-without-code';
 import { type Decision, type Evaluation, evaluate } from '#shared/authenticator/evaluate';
 import { type DeviceKeys, pemDeviceKeys } from '#shared/authenticator/host';
 import { rotateServicePins } from '#shared/authenticator/service-pins';
@@ -39,7 +40,10 @@ export interface LinkOptions<S extends LinkedDevice = AuthenticatorState> {
 export type UserChoice = (
   { readonly approve: true } | { readonly approve: false; readonly denialReason?: string }
 ) & {
-  /** The code the application shows, as the user typed it: a request with `number_match` needs it to be answered. */
+  /**
+   * The code the application shows, as the user typed it: a request with `number_match` needs it to be approved.
+   * Denied without it, the denial goes in the clear (docs/protocol.md#number-matching).
+   */
   readonly numberMatchCode?: string;
 };
 
@@ -124,7 +128,10 @@ export class Authenticator<S extends LinkedDevice = AuthenticatorState> {
     return (await this.client.call<PendingAuthRequestView[]>('GET', '/device/v3/auths')).body ?? [];
   }
 
-  /** Evaluates the request as the user chose and sends the sealed answer; the pins rotate only once it is accepted. */
+  /**
+   * Evaluates the request as the user chose and sends the sealed answer; the pins rotate only once it is accepted. A
+   * denial of a request with number matching without the code goes in the clear instead.
+   */
   async answer(
     request: PendingAuthRequestView,
     choice: UserChoice,
@@ -135,6 +142,12 @@ export class Authenticator<S extends LinkedDevice = AuthenticatorState> {
       deviceStateAt(this.state.configuration, now),
       this.decision(request, choice),
     );
+    const path = `/device/v3/auths/${request.auth_request}`;
+    if (request.number_match && !choice.approve && choice.numberMatchCode === undefined) {
+      // No pins go out with it, so none rotate.
+      await this.send(path, denialWithoutCode(evaluation));
+      return { evaluation, state: this.state };
+    }
     const serviceId = request.service.id;
     const servicePins = rotateServicePins(this.state.servicePins[serviceId] ?? []);
     const packages = await sealAnswer(request, {
@@ -144,7 +157,7 @@ export class Authenticator<S extends LinkedDevice = AuthenticatorState> {
       evaluation,
     });
     // The service cannot read the sealed answer: a fraud denial and the typed code travel beside it.
-    await this.send(`/device/v3/auths/${request.auth_request}`, {
+    await this.send(path, {
       ...packages,
       ...(evaluation.reason === 'FRAUDULENT' ? { fraud: true } : {}),
       ...(choice.numberMatchCode === undefined ? {} : { number_match_code: choice.numberMatchCode }),
@@ -156,12 +169,12 @@ export class Authenticator<S extends LinkedDevice = AuthenticatorState> {
   }
 
   /**
-   * Posts an answer, resending the very same packages while the service is unavailable: the service records an
+   * Posts an answer, resending the very same packages (or the same denial without the code) while the service is unavailable: the service records an
    * answer once and takes the same one again as a success, so a retry can neither lose the answer nor change it.
    */
   private async send(
     path: string,
-    packages: AnswerPackages & { fraud?: true; number_match_code?: string },
+    packages: (AnswerPackages & { fraud?: true; number_match_code?: string }) | DenialWithoutCodeBody,
   ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {

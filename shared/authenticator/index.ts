@@ -12,6 +12,11 @@ export {
   type UserChoice,
 } from '#shared/authenticator/authenticator';
 export {
+  CodeNeededError,
+  type DenialWithoutCodeBody,
+  denialWithoutCode,
+} from '#shared/authenticator/denial-without-code';
+export {
   type DeviceState,
   type Evaluation,
   type EvaluationReason,

@@ -277,7 +277,7 @@ async function pointAtTarget(): Promise<void> {
   if (values.table) {
     process.env.TABLE_NAME = values.table;
     if (values.region) process.env.AWS_REGION = values.region;
-    if (operatorActions.includes(command as Command)) {
+    if (operatorActions.includes(command)) {
       // Each change is an audit record of the directory's organization, which must not go unwritten.
       if (!values['audit-table'])
         fail(`${command} with --table needs --audit-table (the stack output AuditTableName).`);

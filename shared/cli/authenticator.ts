@@ -8,6 +8,7 @@ import {
   parseQrCodeUrl,
   type UserChoice,
 } from '#shared/authenticator/authenticator';
+import { CodeNeededError } from '#shared/authenticator/denial-without-code';
 import type { MethodSetup } from '#shared/authenticator/evaluate';
 import { type AuthMethodName, authMethodNames } from '#shared/authenticator/methods';
 import type { AuthenticatorState, DeviceConfiguration } from '#shared/authenticator/state';
@@ -40,7 +41,8 @@ const commands = {
   },
   deny: {
     synopsis: 'deny [<auth_request>] [--reason <id>] [--code <code>]',
-    about: `Deny it, with one of the request's denial reasons (its fraud flag makes the answer FRAUDULENT) or none.`,
+    about: `Deny it, with one of the request's denial reasons (its fraud flag makes the answer FRAUDULENT) or none. A
+      request with number matching is denied without --code: the denial goes in the clear and the service writes it.`,
   },
   watch: {
     synopsis: 'watch',
@@ -310,13 +312,17 @@ async function answer(choice: UserChoice): Promise<void> {
       );
     }
   }
-  if (request.number_match && choice.numberMatchCode === undefined) {
+  if (request.number_match && choice.approve && choice.numberMatchCode === undefined) {
     throw usageFailure(
-      'This request needs the code the application shows: pass it with --code. If you did not start this sign-in, leave it unanswered.',
+      'Approving this request needs the code the application shows: pass it with --code. If you did not start this sign-in, deny it (no code needed).',
       usage,
     );
   }
-  const answered = await authenticator.answer(request, choice);
+  const answered = await authenticator.answer(request, choice).catch((error: unknown) => {
+    if (error instanceof CodeNeededError)
+      throw refusal(`${error.message} Send it sealed with --code, or leave the request to expire.`);
+    throw error;
+  });
   // The state keeps the URL the device was linked with; only this run followed the runtime elsewhere.
   const stored = await readAuthenticatorState(statePath);
   await writeAuthenticatorState(statePath, { ...answered.state, baseUrl: stored.baseUrl });
@@ -423,7 +429,9 @@ function describe(request: PendingAuthRequestView): string {
     ...(request.title ? [`  title:   ${request.title}`] : []),
     ...(request.context ? [`  context: ${request.context}`] : []),
     `  expires: ${request.expires}`,
-    ...(request.number_match ? ['  number matching: approve --code <the code the application shows>'] : []),
+    ...(request.number_match
+      ? ['  number matching: approve --code <the code the application shows>; deny needs no code']
+      : []),
   ];
   for (const reason of request.denial_reasons ?? []) {
     lines.push(`  deny --reason ${reason.id}: ${reason.reason}${reason.fraud ? ' (fraud)' : ''}`);

@@ -18,6 +18,17 @@ export interface AuthAnswer {
   readonly authV1: string | null;
   /** ISO 8601 UTC. */
   readonly answeredAt: string;
+  /**
+   * Set when the device denied in the clear, without the number-matching code, and the service wrote `authJwe`
+   * itself: what the device said, so that the same denial sent again is known as a retry.
+   */
+  readonly clearDenial?: ClearDenial;
+}
+
+/** A denial a device says in the clear (docs/protocol.md#number-matching): the reason chosen, and whether it is fraud. */
+export interface ClearDenial {
+  readonly denialReason: string | null;
+  readonly fraud: boolean;
 }
 
 /**

@@ -115,14 +115,20 @@ export async function cancelAuthRequest(
 }
 
 /**
+ * How an answer passes a request's number matching: with its code, or as a denial said without it, which only a
+ * request with number matching takes (docs/protocol.md#number-matching).
+ */
+export type NumberMatchPass = { readonly code: string } | { readonly deniedWithoutCode: true };
+
+/**
  * A device's answer, recorded if the request is pending, unexpired and offered to that device, and either needs no
- * number-matching code or `numberMatchCode` is its code (checked by the caller first; this only closes the race).
+ * number-matching code or passes it as `numberMatch` says (checked by the caller first; this only closes the race).
  */
 function answerChange(
   authId: string,
   answer: AuthAnswer,
   nowSeconds: number,
-  numberMatchCode?: string,
+  numberMatch?: NumberMatchPass,
 ): Parameters<typeof transitionWrite> {
   // Marked due in the same write, so an answer whose event never reached the queue is found by the sweep.
   const due = announcementDue(authId, nowSeconds);
@@ -134,11 +140,15 @@ function answerChange(
       ':answered': 'ANSWERED',
       ':answer': answer,
       ':device': answer.deviceId,
-      ...(numberMatchCode === undefined ? {} : { ':code': numberMatchCode }),
+      ...(numberMatch && 'code' in numberMatch ? { ':code': numberMatch.code } : {}),
     },
     nowSeconds,
     ` AND contains(deviceIds, :device) AND ${
-      numberMatchCode === undefined ? 'attribute_not_exists(numberMatchCode)' : 'numberMatchCode = :code'
+      numberMatch === undefined
+        ? 'attribute_not_exists(numberMatchCode)'
+        : 'code' in numberMatch
+          ? 'numberMatchCode = :code'
+          : 'attribute_exists(numberMatchCode)'
     }`,
   ];
 }

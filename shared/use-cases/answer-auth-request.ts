@@ -1,6 +1,6 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { currentHashKey } from '#shared/api-keys/current-hash-key';
-import { type AuthAnswer, authRequestState } from '#shared/domain/auth-request';
+import { type AuthAnswer, authRequestState, type ClearDenial } from '#shared/domain/auth-request';
 import { ApiError, forbidden, invalidArgument, notFound } from '#shared/errors';
 import { publishEvent } from '#shared/events/publish';
 import { publishEnded } from '#shared/events/publish-push';
@@ -13,10 +13,18 @@ import { isoSeconds } from '#shared/time';
 import { deviceUserKey } from '#shared/use-cases/device-user-key';
 import { lockAfterFraud } from '#shared/use-cases/push-fatigue';
 import { numberMatchFailed } from '#shared/use-cases/auth-request-outcomes';
-import { matchNumber } from '#shared/use-cases/number-matching';
+import { deniedWithoutCode, matchNumber } from '#shared/use-cases/number-matching';
 import { checkAnswerAssertion, devicePasskey } from '#shared/use-cases/passkeys';
 
-export interface DeviceAnswer {
+/** A device's answer: the sealed packages, or a denial said in the clear (docs/protocol.md#answering). */
+export type DeviceAnswer = SealedAnswer | DenialWithoutCode;
+
+interface AnswerProof {
+  /** The passkey's assertion, which a device with a passkey sends with every answer (docs/protocol.md#passkeys). */
+  readonly webauthn?: AuthenticationResponseJSON | null;
+}
+
+export interface SealedAnswer extends AnswerProof {
   readonly authJwe: string;
   readonly auth?: string | null;
   readonly authV1?: string | null;
@@ -24,8 +32,12 @@ export interface DeviceAnswer {
   readonly fraud?: boolean | null;
   /** The code the user typed, for a request with number matching (docs/protocol.md#number-matching). */
   readonly numberMatchCode?: string | null;
-  /** The passkey's assertion, which a device with a passkey sends with every answer (docs/protocol.md#passkeys). */
-  readonly webauthn?: AuthenticationResponseJSON | null;
+  readonly deny?: undefined;
+}
+
+/** The user denied a request with number matching without its code; the service writes the package. */
+export interface DenialWithoutCode extends AnswerProof {
+  readonly deny: ClearDenial;
 }
 
 /**
@@ -47,21 +59,13 @@ export async function answerAsDevice(
   const user = await getUser(key);
   refuseUnprovenFactors(user, device, authId);
   await checkPasskey(device, key, user, authId, input, passkeyOrigin);
-  const answer: AuthAnswer = {
-    deviceId: device.id,
-    authJwe: input.authJwe,
-    auth: input.auth ?? null,
-    authV1: input.authV1 ?? null,
-    answeredAt: isoSeconds(now),
-  };
-  const matched =
-    input.numberMatchCode == null
-      ? undefined
-      : await matchNumber(authId, device.id, key, input.numberMatchCode, nowSeconds);
-  const serviceId = (await answerWithSlot(key, authId, answer, nowSeconds, matched))
+  const recorded = input.deny
+    ? await recordDenialWithoutCode(key, device.id, authId, input.deny, nowSeconds)
+    : await recordSealedAnswer(key, device.id, authId, input, now);
+  const serviceId = recorded
     ? await answeredService(user, authId)
     : await retriedAnswerService(device, authId, input, nowSeconds);
-  if (input.fraud) await lockAfterFraud(key, nowSeconds);
+  if (input.deny ? input.deny.fraud : input.fraud) await lockAfterFraud(key, nowSeconds);
   // Both at once; taking the prompt down never fails, so the answer's event decides the outcome.
   const ended = publishEnded(authId);
   try {
@@ -70,6 +74,57 @@ export async function answerAsDevice(
     await ended;
   }
   return { serviceId };
+}
+
+/** The device's sealed answer, its number-matching code checked first; false when it was not recorded. */
+async function recordSealedAnswer(
+  key: UserKey,
+  deviceId: string,
+  authId: string,
+  input: SealedAnswer,
+  now: Date,
+): Promise<boolean> {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const answer: AuthAnswer = {
+    deviceId,
+    authJwe: input.authJwe,
+    auth: input.auth ?? null,
+    authV1: input.authV1 ?? null,
+    answeredAt: isoSeconds(now),
+  };
+  const matched =
+    input.numberMatchCode == null
+      ? undefined
+      : await matchNumber(authId, deviceId, key, input.numberMatchCode, nowSeconds);
+  return answerWithSlot(
+    key,
+    authId,
+    answer,
+    nowSeconds,
+    matched === undefined ? undefined : { code: matched },
+  );
+}
+
+/** A denial without the code, as the package the service writes for it; false when it was not recorded. */
+async function recordDenialWithoutCode(
+  key: UserKey,
+  deviceId: string,
+  authId: string,
+  denial: ClearDenial,
+  nowSeconds: number,
+): Promise<boolean> {
+  const answer = await deniedWithoutCode(await getAuthRequest(authId), deviceId, denial, nowSeconds);
+  return answer !== undefined && answerWithSlot(key, authId, answer, nowSeconds, { deniedWithoutCode: true });
+}
+
+/** Whether `input` is the answer this device already gave: the same sealed package, or the same clear denial. */
+function sameAnswer(recorded: AuthAnswer | undefined, deviceId: string, input: DeviceAnswer): boolean {
+  if (recorded?.deviceId !== deviceId) return false;
+  if (!input.deny) return recorded.clearDenial === undefined && recorded.authJwe === input.authJwe;
+  return (
+    recorded.clearDenial?.denialReason === input.deny.denialReason &&
+    recorded.clearDenial.fraud === input.deny.fraud
+  );
 }
 
 /** The service an answer just recorded is for: the slot named the request when the device read it. */
@@ -93,12 +148,12 @@ async function retriedAnswerService(
   if (!auth || !auth.deviceIds.includes(device.id))
     throw notFound('There is no such request for this device');
   const state = authRequestState(auth, nowSeconds);
-  if (state === 'pending' && auth.numberMatchCode !== undefined)
-    throw invalidArgument('number_match_code: this request needs the code the application shows');
+  if (state === 'pending' && auth.numberMatchCode !== undefined && !input.deny)
+    throw invalidArgument(
+      'number_match_code: this request needs the code the application shows to be approved; deny it without the code with deny',
+    );
   if (auth.numberMatchFailed) throw numberMatchFailed();
-  const retried =
-    state === 'answered' && auth.answer?.deviceId === device.id && auth.answer.authJwe === input.authJwe;
-  if (retried) return auth.serviceId;
+  if (state === 'answered' && sameAnswer(auth.answer, device.id, input)) return auth.serviceId;
   if (state === 'answered') throw new ApiError('SVC-006', 'The request was already answered');
   if (state === 'cancelled') throw new ApiError('SVC-007', 'The request was cancelled');
   throw new ApiError('HTTP-408', 'The request has expired');
@@ -132,10 +187,7 @@ async function checkPasskey(
 ): Promise<void> {
   const passkey = devicePasskey(user, device.id);
   if (!passkey && !input.webauthn) return;
-  if (passkey) {
-    const recorded = (await getAuthRequest(authId))?.answer;
-    if (recorded?.deviceId === device.id && recorded.authJwe === input.authJwe) return;
-  }
+  if (passkey && sameAnswer((await getAuthRequest(authId))?.answer, device.id, input)) return;
   await checkAnswerAssertion({
     passkey,
     assertion: input.webauthn,

@@ -4,10 +4,11 @@ import {
   type AuthAnswer,
   type AuthRequest,
   authRequestState,
+  type ClearDenial,
   maxNumberMatchFailures,
 } from '#shared/domain/auth-request';
 import type { UserKey } from '#shared/domain/user';
-import { ApiError } from '#shared/errors';
+import { ApiError, invalidArgument } from '#shared/errors';
 import { publishEvent } from '#shared/events/publish';
 import { publishEnded } from '#shared/events/publish-push';
 import { encryptJson } from '#shared/protocol/jwe';
@@ -76,6 +77,59 @@ async function failedAnswer(auth: AuthRequest, deviceId: string, nowSeconds: num
     { kid: auth.requesterKid, publicKey: importPublicKey(auth.requesterPublicKey) },
   );
   return { deviceId, authJwe, auth: null, authV1: null, answeredAt: isoSeconds(new Date(nowSeconds * 1000)) };
+}
+
+/**
+ * The answer to a request with number matching that the user denied without its code (docs/protocol.md#number-matching):
+ * DENIED, DISAPPROVED or FRAUDULENT with the chosen denial reason, as the authenticators seal a denial. Only the
+ * attacker who started the sign-in sees the code, so the user must be able to deny (and report fraud) without it;
+ * the sealed answer would hide a denial from an approval, so the device says it in the clear and the service writes
+ * the package, encrypted to the requester's key like any answer. The reason must be one the request offers and its
+ * fraud flag what the device says; without a reason there is no fraud, as with a sealed denial. Nothing in it can
+ * authorize. Undefined when the request is not pending for this device, for the answer to explain.
+ */
+export async function deniedWithoutCode(
+  auth: AuthRequest | undefined,
+  deviceId: string,
+  denial: ClearDenial,
+  nowSeconds: number,
+): Promise<AuthAnswer | undefined> {
+  if (!auth?.deviceIds.includes(deviceId) || authRequestState(auth, nowSeconds) !== 'pending')
+    return undefined;
+  if (auth.numberMatchCode === undefined)
+    throw invalidArgument('deny: only a request with number matching is denied without the sealed answer');
+  const reason =
+    denial.denialReason === null
+      ? undefined
+      : auth.denialReasons?.find((offered) => offered.id === denial.denialReason);
+  if (denial.denialReason !== null && !reason)
+    throw invalidArgument(`deny.denial_reason: the request offers no denial reason "${denial.denialReason}"`);
+  const fraud = reason?.fraud ?? false;
+  if (denial.fraud !== fraud)
+    throw invalidArgument(
+      reason
+        ? `deny.fraud: must be ${fraud}, as the denial reason "${reason.id}" is${fraud ? '' : ' not'} marked fraud`
+        : 'deny.fraud: must be false without a denial reason, which is what marks a denial as fraud',
+    );
+  const authJwe = await encryptJson(
+    {
+      type: 'DENIED',
+      reason: fraud ? 'FRAUDULENT' : 'DISAPPROVED',
+      denial_reason: reason?.id ?? null,
+      auth_request: auth.id,
+      device_id: deviceId,
+      service_pins: [],
+    },
+    { kid: auth.requesterKid, publicKey: importPublicKey(auth.requesterPublicKey) },
+  );
+  return {
+    deviceId,
+    authJwe,
+    auth: null,
+    authV1: null,
+    answeredAt: isoSeconds(new Date(nowSeconds * 1000)),
+    clearDenial: { denialReason: reason?.id ?? null, fraud },
+  };
 }
 
 /** Compares in constant time, so the time an answer takes says nothing about how much of the code was right. */

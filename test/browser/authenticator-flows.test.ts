@@ -222,6 +222,25 @@ describe('the web authenticator', () => {
     expect(await answerOf(created.auth_request)).toMatchObject({ type: 'AUTHORIZED', reason: 'APPROVED' });
   }, 60_000);
 
+  it('denies a number-matching request as fraud without the code, which only Approve asks for', async () => {
+    const created = await ask({ number_matching: true, denial_reasons: denialReasons, title: 'Sign in' });
+    const codeField = `[data-request="${created.auth_request}"] input[name="number-match"]`;
+    await page.waitForSelector(codeField);
+    await click('Approve');
+    await shows('Type the code the application shows (digits only).');
+    expect((await scene.read(created.auth_request)).status).toBe(204);
+    await click('Deny');
+    await shows('report as fraud');
+    await click('Send denial');
+    await outcome(created.auth_request, 'reported as fraud');
+    expect(await answerOf(created.auth_request)).toMatchObject({
+      type: 'DENIED',
+      reason: 'FRAUDULENT',
+      denial_reason: 'NOTME',
+      authorized: false,
+    });
+  }, 60_000);
+
   it('says a request the service cancelled has nothing to answer', async () => {
     const created = await ask({ title: 'Sign in' });
     await scene.service.call('DELETE', `/service/v3/auths/${created.auth_request}`, {

@@ -110,6 +110,52 @@ describe('the CLIs beside a runtime started on another port', () => {
     succeeded(await cli('app', ['policy', '--clear']));
   }, 60_000);
 
+  it('authenticator denies a number-matching request without the code, which only approve needs', async () => {
+    const { serviceId } = JSON.parse(await readFile(join(dataDir, 'demo-application.json'), 'utf8')) as {
+      serviceId: string;
+    };
+    const asked = succeeded(
+      await cli('call', [
+        '--subject',
+        `svc:${serviceId}`,
+        'POST',
+        '/service/v3/auths',
+        JSON.stringify({
+          username: 'alice',
+          number_matching: true,
+          denial_reasons: [
+            { id: 'NOTME', reason: 'I did not ask for this', fraud: true },
+            { id: 'LATER', reason: 'Not now', fraud: false },
+          ],
+        }),
+      ]),
+    );
+    const created = JSON.parse(asked.slice(asked.indexOf('\n'))) as { auth_request: string };
+    expect(succeeded(await cli('authenticator', ['pending']))).toContain(
+      'number matching: approve --code <the code the application shows>; deny needs no code',
+    );
+    expect(
+      badUsage(
+        await cli('authenticator', ['approve']),
+        'authenticator -- approve [<auth_request>] [--code <code>]',
+      ),
+    ).toBe(
+      'Approving this request needs the code the application shows: pass it with --code. If you did not start this sign-in, deny it (no code needed).',
+    );
+    expect(succeeded(await cli('authenticator', ['deny', '--reason', 'NOTME']))).toContain(
+      `Answered ${created.auth_request}: DENIED/FRAUDULENT (denial reason NOTME)`,
+    );
+    const read = succeeded(
+      await cli('call', [
+        '--subject',
+        `svc:${serviceId}`,
+        'GET',
+        `/service/v3/auths/${created.auth_request}`,
+      ]),
+    );
+    expect(read.split('\n')[0]).toBe('200');
+  }, 60_000);
+
   it('admin gives a directory an APNs token key, shows what it can push with, and removes it', async () => {
     const created = succeeded(
       await cli('call', ['POST', '/organization/v3/directories', JSON.stringify({ name: `Push ${uuid()}` })]),

@@ -882,6 +882,22 @@ function routeTable(fx: Fixture): RouteLimits[] {
         flagField('fraud'),
         // Ignored by a request without number matching: the largest is accepted.
         text('number_match_code', 8, (length) => '1'.repeat(length)),
+        // A denial in the clear goes without the packages. The fixture's request has no number matching, which
+        // refuses the largest one past the schema.
+        {
+          ...text('deny.denial_reason', 5),
+          largest: () => ({ denial_reason: wide(5), fraud: false }),
+          past: () => ({ denial_reason: wide(6), fraud: false }),
+          alone: true,
+          accepted: { status: 400, code: 'ARG-001' },
+        },
+        {
+          ...flagField('deny.fraud'),
+          largest: () => ({ fraud: 'FALSE' }),
+          past: () => ({ fraud: 'FALSE ' }),
+          alone: true,
+          accepted: { status: 400, code: 'ARG-001' },
+        },
         // The fixture's device has no passkey: the largest assertion is refused for that, and checked for nothing else.
         ...webauthnFields('webauthn', assertion, [
           ['id', 1366],

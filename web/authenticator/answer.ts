@@ -5,7 +5,11 @@
  */
 import { sealAnswer } from '#shared/authenticator/answer-packages';
 import { type Decision, type Evaluation, evaluate } from '#shared/authenticator/evaluate';
-import { browserDeviceKeys, type PendingAuthRequestView } from '#shared/authenticator/index';
+import {
+  browserDeviceKeys,
+  denialWithoutCode,
+  type PendingAuthRequestView,
+} from '#shared/authenticator/index';
 import { rotateServicePins } from '#shared/authenticator/service-pins';
 import { ApiClient } from '#shared/client/api-client';
 import { parseEffectivePolicy } from '#shared/domain/policy/effective-policy-wire';
@@ -62,7 +66,10 @@ export interface BrowserAnswer {
   readonly assertion?: Record<string, unknown>;
 }
 
-/** Evaluates, seals and sends the answer; the state to keep (rotated service pins) once the service took it. */
+/**
+ * Evaluates, seals and sends the answer; the state to keep (rotated service pins) once the service took it. A denial
+ * of a request with number matching goes without the code, in the clear (docs/protocol.md#number-matching).
+ */
 export async function sendAnswer(
   state: WebDeviceState,
   request: PendingAuthRequestView,
@@ -73,6 +80,15 @@ export async function sendAnswer(
     { ...configurationOf(state, answer.verification), now: new Date() },
     answer.decision,
   );
+  const path = `/device/v3/auths/${request.auth_request}`;
+  const assertion = answer.assertion ? { webauthn: answer.assertion } : {};
+  if (request.number_match && answer.decision.kind === 'deny' && answer.numberMatchCode === undefined) {
+    // A denial needs no code: it goes in the clear, with no pins, so none rotate.
+    await deviceClient(state).call('POST', path, {
+      body: { ...denialWithoutCode(evaluation), ...assertion },
+    });
+    return { evaluation, state };
+  }
   const serviceId = request.service.id;
   const servicePins = rotateServicePins(state.servicePins[serviceId] ?? []);
   const packages = await sealAnswer(request, {
@@ -81,12 +97,12 @@ export async function sendAnswer(
     servicePins,
     evaluation,
   });
-  await deviceClient(state).call('POST', `/device/v3/auths/${request.auth_request}`, {
+  await deviceClient(state).call('POST', path, {
     body: {
       ...packages,
       ...(evaluation.reason === 'FRAUDULENT' ? { fraud: true } : {}),
       ...(answer.numberMatchCode === undefined ? {} : { number_match_code: answer.numberMatchCode }),
-      ...(answer.assertion ? { webauthn: answer.assertion } : {}),
+      ...assertion,
     },
   });
   return {

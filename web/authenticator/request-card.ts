@@ -65,7 +65,7 @@ export function requestCard(request: PendingAuthRequestView, host: RequestCardHo
         pattern: '[0-9]*',
         name: 'number-match',
       }),
-      'Type the number the application shows on its screen.',
+      'To approve, type the number the application shows on its screen. To deny, you need no number.',
     ).input;
     inputs.append(codeInput.parentElement ?? codeInput);
   }
@@ -146,8 +146,9 @@ export function requestCard(request: PendingAuthRequestView, host: RequestCardHo
       status.replaceChildren(notice(`${expiredWords(expires)} Nothing was sent.`, 'error'));
       return;
     }
-    const code = codeInput?.value.trim();
-    if (codeInput && !/^\d{1,8}$/.test(code ?? '')) {
+    // Only an approval needs the code: the user who did not start the sign-in never sees it, and must still deny.
+    const code = approving ? codeInput?.value.trim() : undefined;
+    if (approving && codeInput && !/^\d{1,8}$/.test(code ?? '')) {
       status.replaceChildren(notice('Type the code the application shows (digits only).', 'error'));
       codeInput.focus();
       return;

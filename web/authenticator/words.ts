@@ -1,4 +1,4 @@
-import { ApiRequestError, type EvaluationReason } from '#shared/authenticator/index';
+import { ApiRequestError, CodeNeededError, type EvaluationReason } from '#shared/authenticator/index';
 import { relative } from './time.ts';
 
 /** fetch's own failure (offline, refused): a TypeError whose message names the fetch, unlike a bug's. */
@@ -8,6 +8,8 @@ const unreachable = (error: unknown): boolean =>
 /** Why a request could not be answered, from the service's error, in words a person understands. */
 export function answerProblem(error: unknown, expires?: Date): string {
   if (unreachable(error)) return 'The service could not be reached. Check your connection and try again.';
+  if (error instanceof CodeNeededError)
+    return 'This device could not verify you, so it cannot deny without the code. Nothing was sent; the request ends by itself when it expires.';
   if (!(error instanceof ApiRequestError)) return `Something went wrong: ${(error as Error).message}`;
   const detail = typeof error.errorDetail === 'string' ? error.errorDetail : '';
   switch (error.errorCode) {

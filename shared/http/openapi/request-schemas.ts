@@ -194,7 +194,9 @@ export const requestBodies = {
   AnswerAuthRequestBody: {
     schema: answerAuthRequestBody,
     notes: {
-      auth_jwe: "The answer, sealed to the requester's key (docs/protocol.md#auth_jwe).",
+      auth_jwe:
+        "The answer, sealed to the requester's key (docs/protocol.md#auth_jwe). Required, unless the body is a deny.",
+      deny: 'Instead of the sealed packages, a denial of a request with number matching without its code: {denial_reason, fraud}, the reason one the request offers (or null) and fraud its fraud flag (false without one). The service writes the DENIED package itself (docs/protocol.md#number-matching).',
       auth: 'The legacy package, base64 (docs/protocol.md#answer-packages).',
       auth_v1: 'The v1 package, base64, for GET /v1/poll (docs/protocol.md#legacy-v1).',
       webauthn:

@@ -73,14 +73,37 @@ const base64Package = v.pipe(
   v.regex(/^[A-Za-z0-9+/=\s]+$/, 'must be base64'),
 );
 
-export const answerAuthRequestBody = v.strictObject({
-  auth_jwe: compactJwe,
-  auth: optionalNullable(base64Package),
-  auth_v1: optionalNullable(base64Package),
-  /** Extension: the user denied with a reason marked fraud, which the sealed packages hide from the service. */
+/**
+ * The user's denial said in the clear, for a request with number matching answered without its code: the service
+ * writes the DENIED package itself (docs/protocol.md#number-matching).
+ */
+const clearDenial = v.strictObject({
+  denial_reason: optionalNullable(denialReason.entries.id),
   fraud: optionalNullable(flag),
-  /** Extension: the code the user typed, for a request created with `number_matching`. */
-  number_match_code: optionalNullable(v.pipe(v.string(), v.regex(/^\d{1,8}$/, 'must be 1 to 8 digits'))),
-  /** Extension: the device's passkey assertion, which a device with a passkey sends with every answer. */
-  webauthn: optionalNullable(passkeyAssertion),
 });
+
+export const answerAuthRequestBody = v.pipe(
+  v.strictObject({
+    auth_jwe: v.optional(compactJwe),
+    auth: optionalNullable(base64Package),
+    auth_v1: optionalNullable(base64Package),
+    /** Extension: the user denied with a reason marked fraud, which the sealed packages hide from the service. */
+    fraud: optionalNullable(flag),
+    /** Extension: the code the user typed, for a request created with `number_matching`. */
+    number_match_code: optionalNullable(v.pipe(v.string(), v.regex(/^\d{1,8}$/, 'must be 1 to 8 digits'))),
+    /** Extension: a denial without the code of a request with number matching, instead of the sealed packages. */
+    deny: optionalNullable(clearDenial),
+    /** Extension: the device's passkey assertion, which a device with a passkey sends with every answer. */
+    webauthn: optionalNullable(passkeyAssertion),
+  }),
+  v.check(
+    (body) => (body.auth_jwe === undefined) !== (body.deny == null),
+    'must carry either auth_jwe (the sealed answer) or deny (a denial without the code), not both',
+  ),
+  v.check(
+    (body) =>
+      body.deny == null ||
+      (body.auth == null && body.auth_v1 == null && body.number_match_code == null && body.fraud == null),
+    'deny goes without auth, auth_v1, fraud and number_match_code: the service writes the denial itself',
+  ),
+);

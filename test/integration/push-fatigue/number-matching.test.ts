@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Authenticator } from '#shared/authenticator/authenticator';
-import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
+import { type AuthScene, deviceClient, newAuthScene } from '#test/support/auth-scene';
+import { denialReasons } from '#test/support/requests';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { refusal } from '#test/support/tree';
 import type { WebhookReceiver } from '#test/support/webhook-receiver';
@@ -117,6 +118,133 @@ describe('number matching', () => {
     expect(await cancelAs(created.auth_request)).toEqual(unknown);
     expect(await device.pending()).toEqual([]);
     expect((await scene.ask({ username: 'ben' })).auth_request).toMatch(/^[\da-f-]{36}$/);
+  });
+
+  it('takes a denial as fraud without the code: the application reads it as LaunchKey shapes it, and the user is locked', async () => {
+    const settings = await import('#shared/use-cases/push-fatigue');
+    const fraudScene = await newAuthScene(runtime);
+    await settings.updateDirectorySettings(fraudScene.directoryId, { fraudLock: '900' });
+    const hooks = await serviceWebhooks(runtime, fraudScene);
+    try {
+      const device = await fraudScene.linkDevice('dee');
+      const created: Created = await fraudScene.ask({
+        username: 'dee',
+        number_matching: true,
+        denial_reasons: denialReasons,
+      });
+      const pending = await pendingOf(device);
+      // The user never saw the code: approving without it is still refused, and the request stays pending.
+      const approve = await refusal(device.answer(pending, { approve: true }));
+      expect({ status: approve.status, code: approve.errorCode }).toEqual({ status: 400, code: 'ARG-001' });
+      expect((await fraudScene.read(created.auth_request)).status).toBe(204);
+
+      const denied = await device.answer(pending, { approve: false, denialReason: 'NOTME' });
+      expect(denied.evaluation).toMatchObject({
+        type: 'DENIED',
+        reason: 'FRAUDULENT',
+        denialReason: 'NOTME',
+      });
+      const poll = await fraudScene.read(created.auth_request);
+      expect(poll.status).toBe(200);
+      expect(await fraudScene.open(poll.body as NonNullable<typeof poll.body>)).toEqual({
+        type: 'DENIED',
+        reason: 'FRAUDULENT',
+        denial_reason: 'NOTME',
+        auth_request: created.auth_request,
+        device_id: device.state.deviceId,
+        service_pins: [],
+        authorized: false,
+      });
+      expect(poll.body?.auth).toBeNull();
+      const webhook = await hooks.waitFor((each) => each.body.auth_jwe === poll.body?.auth_jwe);
+      expect(webhook.body).toEqual({ type: 'AUTHORIZATION_RESPONSE', ...poll.body });
+
+      // The same denial sent again is a retry; another answer is too late.
+      const asDevice = deviceClient(runtime.baseUrl, device);
+      const path = `/device/v3/auths/${created.auth_request}`;
+      const again = await asDevice.call('POST', path, {
+        body: { deny: { denial_reason: 'NOTME', fraud: true } },
+      });
+      expect(again.status).toBe(204);
+      const changed = await refusal(
+        asDevice.call('POST', path, { body: { deny: { denial_reason: 'LATER', fraud: false } } }),
+      );
+      expect(changed.errorCode).toBe('SVC-006');
+
+      const locked = await refusal(fraudScene.ask({ username: 'dee' }));
+      expect({ status: locked.status, code: locked.errorCode }).toEqual({ status: 429, code: 'USR-002' });
+    } finally {
+      await hooks.close();
+    }
+  });
+
+  it('takes a plain denial without the code, with a reason or none', async () => {
+    const device = await scene.linkDevice('eve');
+    for (const [choice, expected] of [
+      [
+        { approve: false, denialReason: 'LATER' },
+        { reason: 'DISAPPROVED', denial_reason: 'LATER' },
+      ],
+      [{ approve: false }, { reason: 'DISAPPROVED', denial_reason: null }],
+    ] as const) {
+      const created: Created = await scene.ask({
+        username: 'eve',
+        number_matching: true,
+        denial_reasons: denialReasons,
+      });
+      await device.answer(await pendingOf(device), choice);
+      const poll = await scene.read(created.auth_request);
+      expect(await scene.open(poll.body as NonNullable<typeof poll.body>)).toMatchObject({
+        type: 'DENIED',
+        ...expected,
+        authorized: false,
+      });
+    }
+  });
+
+  it('refuses a denial without the code that the request does not offer, or that says fraud wrongly', async () => {
+    const device = await scene.linkDevice('fay');
+    const created: Created = await scene.ask({
+      username: 'fay',
+      number_matching: true,
+      denial_reasons: denialReasons,
+    });
+    const asDevice = deviceClient(runtime.baseUrl, device);
+    const path = `/device/v3/auths/${created.auth_request}`;
+    const pending = await pendingOf(device);
+    const sealed = { auth_jwe: 'a.b.c.d.e' };
+    for (const body of [
+      { deny: { denial_reason: 'OTHER', fraud: false } },
+      { deny: { denial_reason: 'NOTME', fraud: false } },
+      { deny: { denial_reason: 'LATER', fraud: true } },
+      { deny: { fraud: true } },
+      { ...sealed, deny: { denial_reason: 'LATER', fraud: false } },
+      { deny: { denial_reason: 'LATER', fraud: false }, number_match_code: created.number_match_code },
+      { deny: { denial_reason: 'LATER', fraud: false }, fraud: true },
+      {},
+    ]) {
+      const refused = await refusal(asDevice.call('POST', path, { body }));
+      expect({ body, status: refused.status, code: refused.errorCode }).toEqual({
+        body,
+        status: 400,
+        code: 'ARG-001',
+      });
+    }
+    expect((await scene.read(created.auth_request)).status).toBe(204);
+    expect(pending.auth_request).toBe(created.auth_request);
+    await scene.service.call('DELETE', path.replace('/device/', '/service/'), {
+      subject: `svc:${scene.serviceId}`,
+    });
+
+    // A request without number matching is answered sealed, as before.
+    const plain = await scene.ask({ username: 'fay' });
+    const refused = await refusal(
+      asDevice.call('POST', `/device/v3/auths/${plain.auth_request}`, {
+        body: { deny: { denial_reason: null, fraud: false } },
+      }),
+    );
+    expect({ status: refused.status, code: refused.errorCode }).toEqual({ status: 400, code: 'ARG-001' });
+    expect((await scene.read(plain.auth_request)).status).toBe(204);
   });
 
   it('leaves a request that did not opt in exactly as before, whatever code a device sends', async () => {
