@@ -288,6 +288,12 @@ export const httpRoutes: readonly HttpRoute[] = [
     ...publishes,
   }),
   signed('DELETE', '/device/v3/link', 'device/unlink', table([], ['directory', 'device'])),
+  signed('GET', '/device/v3/link', 'device/get-link', table([], ['device'])),
+  signed('GET', '/device/v3/link-requests', 'device/list-link-requests'),
+  signed('POST', '/device/v3/link-requests/{device_id}', 'device/answer-link-request', {
+    ...table([], ['directory', 'device']),
+    ...publishes,
+  }),
   signed('GET', '/device/v3/push', 'device/get-push', { vapidKeys: true }),
   signed('PUT', '/device/v3/push', 'device/register-push', {
     ...table([], ['directory']),

@@ -35,12 +35,41 @@ export const defaultPushFatigueSettings: PushFatigueSettings = {
  */
 export interface DirectorySettings extends PushFatigueSettings {
   readonly webLinking: boolean;
+  /**
+   * Whether a further device of a user waits for one of the user's linked devices to confirm it, and a device linked
+   * soon after the user's linked devices were unlinked waits out the cooling-off (docs/protocol.md#device-confirmation).
+   */
+  readonly deviceConfirmation: boolean;
+  /** Seconds after an application unlinked a user's linked device during which a new device cannot answer; null: none. */
+  readonly coolingOffSeconds: number | null;
 }
+
+/** Three days: long enough for a user told that their devices were unlinked to notice and call the operator. */
+export const defaultCoolingOffSeconds = 3 * 86_400;
+export const maxCoolingOffSeconds = 30 * 86_400;
 
 export const defaultDirectorySettings: DirectorySettings = {
   ...defaultPushFatigueSettings,
   webLinking: true,
+  deviceConfirmation: true,
+  coolingOffSeconds: defaultCoolingOffSeconds,
 };
+
+/** Reads `on` or `off` for the option named. */
+export function parseOnOff(text: string, option: string): boolean {
+  const value = text.trim();
+  if (value !== 'on' && value !== 'off') throw new Error(`${option} must be on or off`);
+  return value === 'on';
+}
+
+/** Reads a cooling-off in seconds, or `off`. */
+export function parseCoolingOff(text: string): number | null {
+  if (text.trim() === 'off') return null;
+  const seconds = /^\d{1,8}$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (!(seconds >= 60 && seconds <= maxCoolingOffSeconds))
+    throw new Error(`--cooling-off must be off or 60 to ${maxCoolingOffSeconds} seconds`);
+  return seconds;
+}
 
 /** Reads `on` or `off`. */
 export function parseWebLinking(text: string): boolean {

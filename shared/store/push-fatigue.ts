@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  defaultCoolingOffSeconds,
   defaultDirectorySettings,
   type DirectorySettings,
   type RateLimit,
@@ -66,6 +67,11 @@ export async function putDirectorySettings(directoryId: string, settings: Direct
         ...(settings.fraudLockSeconds === null ? {} : { fraudLockSeconds: settings.fraudLockSeconds }),
         // Kept only when off: an item written before the setting existed reads as on.
         ...(settings.webLinking ? {} : { webLinking: false }),
+        ...(settings.deviceConfirmation ? {} : { deviceConfirmation: false }),
+        // 0 stands for off: an item without it reads as the default.
+        ...(settings.coolingOffSeconds === defaultCoolingOffSeconds
+          ? {}
+          : { coolingOffSeconds: settings.coolingOffSeconds ?? 0 }),
       },
     }),
   );
@@ -77,6 +83,11 @@ function settingsFromItem(item: Record<string, unknown> | undefined): DirectoryS
     rateLimit: { count: item.rateLimitCount as number, windowSeconds: item.rateLimitWindow as number },
     fraudLockSeconds: (item.fraudLockSeconds as number | undefined) ?? null,
     webLinking: item.webLinking !== false,
+    deviceConfirmation: item.deviceConfirmation !== false,
+    coolingOffSeconds:
+      item.coolingOffSeconds === undefined
+        ? defaultCoolingOffSeconds
+        : (item.coolingOffSeconds as number) || null,
   };
 }
 

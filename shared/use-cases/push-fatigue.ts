@@ -1,7 +1,9 @@
 import {
   type DirectorySettings,
   type PushFatigueSettings,
+  parseCoolingOff,
   parseFraudLock,
+  parseOnOff,
   parseRateLimit,
   parseWebLinking,
   rateWindow,
@@ -76,6 +78,8 @@ export interface DirectorySettingsView {
   readonly rate_limit: string;
   readonly fraud_lock: string;
   readonly web_linking: 'on' | 'off';
+  readonly device_confirmation: 'on' | 'off';
+  readonly cooling_off: string;
 }
 
 /**
@@ -84,7 +88,7 @@ export interface DirectorySettingsView {
  */
 export async function updateDirectorySettings(
   directoryId: string,
-  changes: { readonly rateLimit?: string; readonly fraudLock?: string; readonly webLinking?: string },
+  changes: DirectorySettingsChanges,
 ): Promise<DirectorySettingsView> {
   await requireDirectoryHead(directoryId);
   const current = await getDirectorySettings(directoryId);
@@ -93,15 +97,32 @@ export async function updateDirectorySettings(
     fraudLockSeconds:
       changes.fraudLock === undefined ? current.fraudLockSeconds : parseFraudLock(changes.fraudLock),
     webLinking: changes.webLinking === undefined ? current.webLinking : parseWebLinking(changes.webLinking),
+    deviceConfirmation:
+      changes.deviceConfirmation === undefined
+        ? current.deviceConfirmation
+        : parseOnOff(changes.deviceConfirmation, '--device-confirmation'),
+    coolingOffSeconds:
+      changes.coolingOff === undefined ? current.coolingOffSeconds : parseCoolingOff(changes.coolingOff),
   };
-  if (changes.rateLimit !== undefined || changes.fraudLock !== undefined || changes.webLinking !== undefined)
+  if (Object.values(changes).some((change) => change !== undefined))
     await putDirectorySettings(directoryId, updated);
   return {
     directory_id: directoryId,
     rate_limit: `${updated.rateLimit.count}/${updated.rateLimit.windowSeconds}`,
     fraud_lock: updated.fraudLockSeconds === null ? 'off' : String(updated.fraudLockSeconds),
     web_linking: updated.webLinking ? 'on' : 'off',
+    device_confirmation: updated.deviceConfirmation ? 'on' : 'off',
+    cooling_off: updated.coolingOffSeconds === null ? 'off' : String(updated.coolingOffSeconds),
   };
+}
+
+/** What `directory settings` may change, each as the operator typed it. */
+export interface DirectorySettingsChanges {
+  readonly rateLimit?: string;
+  readonly fraudLock?: string;
+  readonly webLinking?: string;
+  readonly deviceConfirmation?: string;
+  readonly coolingOff?: string;
 }
 
 /** The directory's users that are locked now. */
