@@ -1,4 +1,5 @@
 import { access, chmod, readFile, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { SQSClient } from '@aws-sdk/client-sqs';
@@ -55,10 +56,20 @@ const commands = {
   },
   'directory settings': {
     synopsis:
-      'directory settings --directory <id> [--rate-limit <count>/<seconds>] [--fraud-lock <seconds>|off] [--web-linking on|off]',
+      'directory settings --directory <id> [--rate-limit <count>/<seconds>] [--fraud-lock <seconds>|off] [--web-linking on|off] [--device-confirmation on|off] [--cooling-off <seconds>|off]',
     about: `Show or change a directory's protections against push fatigue: the requests one user may be sent per
-      window (default 30/600), and how long a user is locked after denying a request as fraud (default off); and
-      whether a device may link with its linking code alone, as the web authenticator does (default on).`,
+      window (default 30/600), and how long a user is locked after denying a request as fraud (default off); whether
+      a device may link with its linking code alone, as the web authenticator does (default on); whether a further
+      device of a user waits for one of the user's linked devices to confirm it (default on); and how long after an
+      application unlinked a user's linked device a new device cannot answer (default 259200, 3 days; only with
+      confirmation on). A change is written to the audit trail.`,
+  },
+  'device confirm': {
+    synopsis: 'device confirm --directory <id> --user <identifier> --device <id> [--audit-table <name>]',
+    about: `For a user who lost the phone that would confirm a new device: link a device that waits for
+      confirmation (even once its wait is over), or let a device that cools off after an unlink answer at once. The
+      directory gets the device link completion webhook of a confirmed link. Written to the audit trail (with --table,
+      name the audit table with --audit-table).`,
   },
   'directory push': {
     synopsis: 'directory push --directory <id>',
@@ -183,6 +194,9 @@ const { values, positionals } = parseCommandLine(
         'rate-limit': { type: 'string' },
         'fraud-lock': { type: 'string' },
         'web-linking': { type: 'string' },
+        'device-confirmation': { type: 'string' },
+        'cooling-off': { type: 'string' },
+        device: { type: 'string' },
         p8: { type: 'string' },
         'key-id': { type: 'string' },
         'team-id': { type: 'string' },
@@ -230,6 +244,8 @@ let hashKeyStorage: () => Promise<KeyPartStorage<{ readonly hashKey?: string }>>
 let webhookQueues: () => Promise<{ client: SQSClient; urls: WebhookQueueUrls }>;
 /** The push queue and its DLQ: with --table, the --queue-url and --dlq-url given (the stack's Push… outputs). */
 let pushQueues: () => Promise<{ client: SQSClient; urls: WebhookQueueUrls }>;
+/** Points the service's own event publisher (and audit writer) at the target, for a command that announces a change. */
+let publishToTarget: () => void;
 
 await runCommand(
   async () => {
@@ -264,6 +280,8 @@ async function pointAtTarget(): Promise<void> {
   if (values.table) {
     process.env.TABLE_NAME = values.table;
     if (values.region) process.env.AWS_REGION = values.region;
+    // An operator's change of settings goes on the deployed trail when its table is named.
+    if (values['audit-table']) process.env.AUDIT_TABLE_NAME = values['audit-table'];
     keyRing = async () => {
       if (!values['secret-id']) fail(`${command} against AWS needs --secret-id (the API key secret).`);
       const { secretKeyRingStorage } = await import('#shared/api-keys/key-ring-storage');
@@ -286,10 +304,28 @@ async function pointAtTarget(): Promise<void> {
       };
     };
     pushQueues = webhookQueues;
+    publishToTarget = () => {
+      if (!values['queue-url'] || !values['audit-table'])
+        fail(
+          `${command} with --table needs --queue-url (WebhookQueueUrl) and --audit-table (AuditTableName).`,
+        );
+      process.env.WEBHOOK_QUEUE_URL = values['queue-url'];
+      process.env.AUDIT_TABLE_NAME = values['audit-table'];
+    };
     return;
   }
   const dataDir = dataDirectory(values['data-dir']);
   const running = await runningRuntime(dataDir);
+  publishToTarget = () => {
+    if (!running) {
+      throw new CliFailure(
+        `${command} queues a webhook, which needs the local runtime running; none is recorded in ${runtimeRecordPath(dataDir)}: start it with \`npm start\`.`,
+        exitCodes.unreachable,
+      );
+    }
+    process.env.WEBHOOK_QUEUE_URL = running.queueUrl;
+    process.env.AWS_ENDPOINT_URL_SQS = running.sqsEndpoint;
+  };
   webhookQueues = async () => {
     // The local queues live in the running runtime's memory.
     if (!running) {
@@ -420,12 +456,36 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
       if (!values.directory) fail('directory settings needs --directory.');
       const { updateDirectorySettings } = await import('#shared/use-cases/push-fatigue');
       return {
-        ...(await updateDirectorySettings(values.directory, {
-          ...(values['rate-limit'] === undefined ? {} : { rateLimit: values['rate-limit'] }),
-          ...(values['fraud-lock'] === undefined ? {} : { fraudLock: values['fraud-lock'] }),
-          ...(values['web-linking'] === undefined ? {} : { webLinking: values['web-linking'] }),
-        })),
+        ...(await updateDirectorySettings(
+          values.directory,
+          {
+            ...(values['rate-limit'] === undefined ? {} : { rateLimit: values['rate-limit'] }),
+            ...(values['fraud-lock'] === undefined ? {} : { fraudLock: values['fraud-lock'] }),
+            ...(values['web-linking'] === undefined ? {} : { webLinking: values['web-linking'] }),
+            ...(values['device-confirmation'] === undefined
+              ? {}
+              : { deviceConfirmation: values['device-confirmation'] }),
+            ...(values['cooling-off'] === undefined ? {} : { coolingOff: values['cooling-off'] }),
+          },
+          operatorName(),
+        )),
       };
+    }
+    case 'device confirm': {
+      if (!values.directory || values.user === undefined || !values.device)
+        fail('device confirm needs --directory, --user and --device.');
+      publishToTarget();
+      const { confirmDeviceAsOperator } = await import('#shared/use-cases/device-confirmation');
+      const { outcome } = await confirmDeviceAsOperator(
+        {
+          directoryId: values.directory,
+          identifier: values.user,
+          deviceId: values.device,
+          operator: operatorName(),
+        },
+        new Date(),
+      );
+      return { directory_id: values.directory, identifier: values.user, device_id: values.device, outcome };
     }
     case 'directory push':
     case 'directory apns-key': {
@@ -512,6 +572,15 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
     }
     default:
       return fail(`Unknown command "${name}".`);
+  }
+}
+
+/** Who the audit trail names for an operator's change: the account running the CLI. */
+function operatorName(): string {
+  try {
+    return `admin-cli:${userInfo().username}`;
+  } catch {
+    return 'admin-cli';
   }
 }
 

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { writeAuditRecord } from '#shared/audit/write-audit-record';
 import {
   type DirectorySettings,
   type PushFatigueSettings,
@@ -89,8 +91,9 @@ export interface DirectorySettingsView {
 export async function updateDirectorySettings(
   directoryId: string,
   changes: DirectorySettingsChanges,
+  operator = 'admin-cli',
 ): Promise<DirectorySettingsView> {
-  await requireDirectoryHead(directoryId);
+  const organizationId = await requireDirectoryHead(directoryId);
   const current = await getDirectorySettings(directoryId);
   const updated: DirectorySettings = {
     rateLimit: changes.rateLimit === undefined ? current.rateLimit : parseRateLimit(changes.rateLimit),
@@ -104,8 +107,25 @@ export async function updateDirectorySettings(
     coolingOffSeconds:
       changes.coolingOff === undefined ? current.coolingOffSeconds : parseCoolingOff(changes.coolingOff),
   };
-  if (Object.values(changes).some((change) => change !== undefined))
+  if (Object.values(changes).some((change) => change !== undefined)) {
     await putDirectorySettings(directoryId, updated);
+    // Settings that guard who may link and answer are the operator's changes of state: each is on the trail.
+    await writeAuditRecord({
+      organization_id: organizationId,
+      time: new Date().toISOString(),
+      request_id: randomUUID(),
+      source_ip: 'admin-cli',
+      actor_type: 'operator',
+      actor_id: operator,
+      operation: 'admin directory settings',
+      directory_id: directoryId,
+      target_id: Object.keys(changes)
+        .filter((name) => changes[name as keyof DirectorySettingsChanges] !== undefined)
+        .join(','),
+      outcome: 'success',
+      status: 200,
+    });
+  }
   return {
     directory_id: directoryId,
     rate_limit: `${updated.rateLimit.count}/${updated.rateLimit.windowSeconds}`,
@@ -144,10 +164,11 @@ export async function unlockUser(directoryId: string, identifier: string): Promi
     throw new Error(`The user ${identifier} of directory ${directoryId} is not locked`);
 }
 
-/** Admin commands name a directory by id alone: it must exist. */
-export async function requireDirectoryHead(directoryId: string): Promise<void> {
-  if (!(await getHead({ type: 'dir', id: directoryId })))
-    throw new Error(`There is no directory ${directoryId}`);
+/** Admin commands name a directory by id alone: it must exist. Its organization's id. */
+export async function requireDirectoryHead(directoryId: string): Promise<string> {
+  const head = await getHead({ type: 'dir', id: directoryId });
+  if (!head) throw new Error(`There is no directory ${directoryId}`);
+  return head.organizationId as string;
 }
 
 const isoTime = (epochSeconds: number) => isoSeconds(new Date(epochSeconds * 1000));

@@ -48,6 +48,8 @@ describe('the lock after a fraud denial', () => {
       rate_limit: '30/600',
       fraud_lock: '900',
       web_linking: 'on',
+      device_confirmation: 'on',
+      cooling_off: '259200',
     });
     const device = await scene.linkDevice('walt');
     // A denial that is not fraud locks nobody.

@@ -70,6 +70,8 @@ describe('the rate limit per user', () => {
         rate_limit: '3/60',
         fraud_lock: 'off',
         web_linking: 'on',
+        device_confirmation: 'on',
+        cooling_off: '259200',
       },
     );
     expect((await readDirectory()).body).toEqual(before);
