@@ -269,6 +269,7 @@ export const httpRoutes: readonly HttpRoute[] = [
       ['linkCode', 'directory', 'device'],
     ),
     ...publishes,
+    ...pushes,
     audit: 'append',
   }),
   signed('GET', '/device/v3/auths', 'device/list-auth-requests', {

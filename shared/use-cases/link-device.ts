@@ -3,6 +3,7 @@ import { deviceAwaitingConfirmation, deviceLinked } from '#shared/domain/subject
 import { DeviceStatus } from '#shared/domain/user';
 import { forbidden, notFound } from '#shared/errors';
 import { publishEvent } from '#shared/events/publish';
+import { publishLinkRequest } from '#shared/events/publish-push';
 import { getDirectory, getSdkKeyDirectory } from '#shared/store/directories';
 import { putEntityHead } from '#shared/store/heads';
 import { consumeLinkCode, getLinkCode } from '#shared/store/link-codes';
@@ -91,13 +92,15 @@ export async function linkDevice(
   const { kid } = await addEntityKey(entity, { publicKeyPem: input.publicKey, keyType: KeyType.both }, now);
   await recordLink({ ...key, organizationId: link.organizationId, deviceId: link.deviceId, kid });
   const ids = { device_id: link.deviceId, directory_id: link.directoryId };
-  // The completion webhook waits for the confirmation when there is one to wait for.
-  if (requirement.kind === 'confirmation')
+  // The completion webhook waits for the confirmation when there is one to wait for; the user's devices are told.
+  if (requirement.kind === 'confirmation') {
+    await publishLinkRequest(key, link.deviceId);
     return {
       ...ids,
       status: 'awaiting-confirmation',
       expires: isoSeconds(new Date(requirement.expiresAt * 1000)),
     };
+  }
   await publishEvent({
     kind: 'device-link-completion',
     organizationId: link.organizationId,
