@@ -2,7 +2,7 @@ import { noteForAudit } from '#shared/audit/audit-notes';
 import { noContent } from '#shared/http/reply';
 import { answerLinkRequestBody } from '#shared/http/schemas/devices';
 import { signedHandler } from '#shared/http/signed-handler';
-import { answerLinkRequest } from '#shared/use-cases/device-confirmation';
+import { answerLinkRequest } from '#shared/use-cases/confirm-device-link';
 
 /** POST /device/v3/link-requests/{device_id}: this device approves or refuses a new device of its user. */
 export const handler = signedHandler({

@@ -475,7 +475,7 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
       if (!values.directory || values.user === undefined || !values.device)
         fail('device confirm needs --directory, --user and --device.');
       publishToTarget();
-      const { confirmDeviceAsOperator } = await import('#shared/use-cases/device-confirmation');
+      const { confirmDeviceAsOperator } = await import('#shared/use-cases/confirm-device-link');
       const { outcome } = await confirmDeviceAsOperator(
         {
           directoryId: values.directory,
