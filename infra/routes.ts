@@ -270,6 +270,7 @@ export const httpRoutes: readonly HttpRoute[] = [
       ['linkCode', 'linkAddress', 'directory', 'device'],
     ),
     ...publishes,
+    ...pushes,
     audit: 'append',
   }),
   signed('GET', '/device/v3/auths', 'device/list-auth-requests', {
@@ -289,6 +290,12 @@ export const httpRoutes: readonly HttpRoute[] = [
     ...publishes,
   }),
   signed('DELETE', '/device/v3/link', 'device/unlink', table([], ['directory', 'device'])),
+  signed('GET', '/device/v3/link', 'device/get-link', table([], ['device'])),
+  signed('GET', '/device/v3/link-requests', 'device/list-link-requests'),
+  signed('POST', '/device/v3/link-requests/{device_id}', 'device/answer-link-request', {
+    ...table([], ['directory', 'device']),
+    ...publishes,
+  }),
   signed('GET', '/device/v3/push', 'device/get-push', { vapidKeys: true }),
   signed('PUT', '/device/v3/push', 'device/register-push', {
     ...table([], ['directory']),

@@ -7,8 +7,8 @@ import { unlinkDevice } from '#shared/use-cases/devices';
 export const handler = signedHandler({
   subject: 'dir',
   body: unlinkDeviceBody,
-  handle: async ({ caller, body }) => {
-    await unlinkDevice(caller.subject.id, body.identifier, body.device_id);
+  handle: async ({ caller, body, receivedAt }) => {
+    await unlinkDevice(caller.subject.id, body.identifier, body.device_id, receivedAt);
     return noContent();
   },
 });

@@ -15,8 +15,10 @@ import { ApiRequestError } from '#shared/client/errors';
 import { parseEffectivePolicy } from '#shared/domain/policy/effective-policy-wire';
 import type { SessionView } from '#shared/use-cases/sessions';
 import type { PendingAuthRequestView } from '#shared/use-cases/device-auth-requests';
+import type { LinkRequestView, LinkStateView } from '#shared/use-cases/device-confirmation';
 
 export type { PendingAuthRequestView } from '#shared/use-cases/device-auth-requests';
+export type { LinkRequestView, LinkStateView } from '#shared/use-cases/device-confirmation';
 
 /** How often an answer is sent while the service answers 5xx or cannot be reached, and the pause that grows between. */
 const answerAttempts = 4;
@@ -229,6 +231,25 @@ export class Authenticator<S extends LinkedDevice = AuthenticatorState> {
   /** Removes this device's push channel. */
   async removePush(): Promise<void> {
     await this.client.call('DELETE', '/device/v3/push');
+  }
+
+  /** How this device's link stands: linked, or still awaiting a linked device's confirmation. */
+  async linkState(): Promise<LinkStateView> {
+    const { body } = await this.client.call<LinkStateView>('GET', '/device/v3/link');
+    if (!body) throw new Error('GET /device/v3/link answered no body');
+    return body;
+  }
+
+  /** The user's new devices waiting for this device to confirm them ("a new device wants to join"). */
+  async linkRequests(): Promise<LinkRequestView[]> {
+    return (await this.client.call<LinkRequestView[]>('GET', '/device/v3/link-requests')).body ?? [];
+  }
+
+  /** Approves (links) or refuses (removes) a new device of the user. */
+  async answerLinkRequest(deviceId: string, approve: boolean): Promise<void> {
+    await this.client.call('POST', `/device/v3/link-requests/${encodeURIComponent(deviceId)}`, {
+      body: { approve },
+    });
   }
 
   /** Unlinks this device: its key stops working at once. */

@@ -1,4 +1,5 @@
 import { access, chmod, readFile, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { SQSClient } from '@aws-sdk/client-sqs';
@@ -61,12 +62,21 @@ const commands = {
   },
   'directory settings': {
     synopsis:
-      'directory settings --directory <id> [--rate-limit <count>/<seconds>] [--fraud-lock <seconds>|off] [--web-linking on|off] [--proven-factors on|off]',
+      'directory settings --directory <id> [--rate-limit <count>/<seconds>] [--fraud-lock <seconds>|off] [--web-linking on|off] [--proven-factors on|off] [--device-confirmation on|off] [--cooling-off <seconds>|off]',
     about: `Show or change a directory's protections against push fatigue: the requests one user may be sent per
-      window (default 30/600), and how long a user is locked after denying a request as fraud (default off); and
-      whether a device may link with its linking code alone, as the web authenticator does (default on); and whether
-      a request whose policy asks for inherence may be approved only with a verified passkey (default off). Each change
-      is an audit record of the directory's organization.`,
+      window (default 30/600), and how long a user is locked after denying a request as fraud (default off); whether
+      a device may link with its linking code alone, as the web authenticator does (default on); whether a request
+      whose policy asks for inherence may be approved only with a verified passkey (default off); whether a further
+      device of a user waits for one of the user's linked devices to confirm it (default on); and how long after an
+      application unlinked a user's linked device a new device cannot answer (default 259200, 3 days; only with
+      confirmation on). Each change is an audit record of the directory's organization.`,
+  },
+  'device confirm': {
+    synopsis: 'device confirm --directory <id> --user <identifier> --device <id>',
+    about: `For a user who lost the phone that would confirm a new device: link a device that waits for
+      confirmation (even once its wait is over), or let a device that cools off after an unlink answer at once. The
+      directory gets the device link completion webhook of a confirmed link. An audit record of the directory's
+      organization.`,
   },
   'directory push': {
     synopsis: 'directory push --directory <id>',
@@ -143,7 +153,7 @@ const readOnly: readonly Command[] = [
 ];
 
 /** The commands an operator changes a directory's protections with: each writes an audit record. */
-const operatorActions: readonly Command[] = ['directory settings', 'locks clear'];
+const operatorActions: readonly Command[] = ['directory settings', 'locks clear', 'device confirm'];
 
 const { usageOf, commandList } = commandUsage('admin', commands);
 
@@ -171,8 +181,8 @@ Target:
   --queue-url <url>     The deployed webhook queue (stack output WebhookQueueUrl), for webhooks with --table;
                         for push, the push queue (PushQueueUrl)
   --dlq-url <url>       The deployed dead-letter queue (WebhookDeadLetterQueueUrl or PushDeadLetterQueueUrl), likewise
-  --audit-table <name>  The deployed audit table (stack output AuditTableName), for audit, directory settings and
-                        locks clear with --table
+  --audit-table <name>  The deployed audit table (stack output AuditTableName), for audit, directory settings,
+                        locks clear and device confirm with --table
   --json                Print results as JSON
   -h, --help            Show this help
 
@@ -196,6 +206,9 @@ const { values, positionals } = parseCommandLine(
         'fraud-lock': { type: 'string' },
         'web-linking': { type: 'string' },
         'proven-factors': { type: 'string' },
+        'device-confirmation': { type: 'string' },
+        'cooling-off': { type: 'string' },
+        device: { type: 'string' },
         p8: { type: 'string' },
         'key-id': { type: 'string' },
         'team-id': { type: 'string' },
@@ -243,6 +256,8 @@ let hashKeyStorage: () => Promise<KeyPartStorage<{ readonly hashKey?: string }>>
 let webhookQueues: () => Promise<{ client: SQSClient; urls: WebhookQueueUrls }>;
 /** The push queue and its DLQ: with --table, the --queue-url and --dlq-url given (the stack's Push… outputs). */
 let pushQueues: () => Promise<{ client: SQSClient; urls: WebhookQueueUrls }>;
+/** Points the service's own event publisher (and audit writer) at the target, for a command that announces a change. */
+let publishToTarget: () => void;
 
 await runCommand(
   async () => {
@@ -305,10 +320,28 @@ async function pointAtTarget(): Promise<void> {
       };
     };
     pushQueues = webhookQueues;
+    publishToTarget = () => {
+      if (!values['queue-url'] || !values['audit-table'])
+        fail(
+          `${command} with --table needs --queue-url (WebhookQueueUrl) and --audit-table (AuditTableName).`,
+        );
+      process.env.WEBHOOK_QUEUE_URL = values['queue-url'];
+      process.env.AUDIT_TABLE_NAME = values['audit-table'];
+    };
     return;
   }
   const dataDir = dataDirectory(values['data-dir']);
   const running = await runningRuntime(dataDir);
+  publishToTarget = () => {
+    if (!running) {
+      throw new CliFailure(
+        `${command} queues a webhook, which needs the local runtime running; none is recorded in ${runtimeRecordPath(dataDir)}: start it with \`npm start\`.`,
+        exitCodes.unreachable,
+      );
+    }
+    process.env.WEBHOOK_QUEUE_URL = running.queueUrl;
+    process.env.AWS_ENDPOINT_URL_SQS = running.sqsEndpoint;
+  };
   webhookQueues = async () => {
     // The local queues live in the running runtime's memory.
     if (!running) {
@@ -453,13 +486,37 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
       if (!values.directory) fail('directory settings needs --directory.');
       const { updateDirectorySettings } = await import('#shared/use-cases/push-fatigue');
       return {
-        ...(await updateDirectorySettings(values.directory, {
-          ...(values['rate-limit'] === undefined ? {} : { rateLimit: values['rate-limit'] }),
-          ...(values['fraud-lock'] === undefined ? {} : { fraudLock: values['fraud-lock'] }),
-          ...(values['web-linking'] === undefined ? {} : { webLinking: values['web-linking'] }),
-          ...(values['proven-factors'] === undefined ? {} : { provenFactors: values['proven-factors'] }),
-        })),
+        ...(await updateDirectorySettings(
+          values.directory,
+          {
+            ...(values['rate-limit'] === undefined ? {} : { rateLimit: values['rate-limit'] }),
+            ...(values['fraud-lock'] === undefined ? {} : { fraudLock: values['fraud-lock'] }),
+            ...(values['web-linking'] === undefined ? {} : { webLinking: values['web-linking'] }),
+            ...(values['proven-factors'] === undefined ? {} : { provenFactors: values['proven-factors'] }),
+            ...(values['device-confirmation'] === undefined
+              ? {}
+              : { deviceConfirmation: values['device-confirmation'] }),
+            ...(values['cooling-off'] === undefined ? {} : { coolingOff: values['cooling-off'] }),
+          },
+          operatorName(),
+        )),
       };
+    }
+    case 'device confirm': {
+      if (!values.directory || values.user === undefined || !values.device)
+        fail('device confirm needs --directory, --user and --device.');
+      publishToTarget();
+      const { confirmDeviceAsOperator } = await import('#shared/use-cases/confirm-device-link');
+      const { outcome } = await confirmDeviceAsOperator(
+        {
+          directoryId: values.directory,
+          identifier: values.user,
+          deviceId: values.device,
+          operator: operatorName(),
+        },
+        new Date(),
+      );
+      return { directory_id: values.directory, identifier: values.user, device_id: values.device, outcome };
     }
     case 'directory push':
     case 'directory apns-key': {
@@ -489,7 +546,7 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
     case 'locks clear': {
       if (!values.directory || values.user === undefined) fail('locks clear needs --directory and --user.');
       const { unlockUser } = await import('#shared/use-cases/push-fatigue');
-      await unlockUser(values.directory, values.user);
+      await unlockUser(values.directory, values.user, operatorName());
       return { directory_id: values.directory, identifier: values.user, locked: false };
     }
     case 'webhooks dead-letters':
@@ -546,6 +603,15 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
     }
     default:
       return fail(`Unknown command "${name}".`);
+  }
+}
+
+/** Who the audit trail names for an operator's change: the account running the CLI. */
+function operatorName(): string {
+  try {
+    return `admin-cli:${userInfo().username}`;
+  } catch {
+    return 'admin-cli';
   }
 }
 

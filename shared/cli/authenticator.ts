@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   Authenticator,
+  type LinkRequestView,
   linkAuthenticator,
   type PendingAuthRequestView,
   parseQrCodeUrl,
@@ -32,7 +33,25 @@ const commands = {
     synopsis: 'link --sdk-key <key> (--code <code> | --qrcode <url>) [--name <name>] [--force]',
     about: `Link this device with a directory SDK key and the code (or the qrcode URL) of POST /directory/v3/devices.`,
   },
-  pending: { synopsis: 'pending', about: 'Show the request this device may answer now.' },
+  status: {
+    synopsis: 'status',
+    about: `Show how this device's link stands: linked, or waiting for one of the user's linked devices to confirm it
+      (and until when), or cooling off after an unlink.`,
+  },
+  pending: {
+    synopsis: 'pending',
+    about: `Show the request this device may answer now, and the user's new devices waiting for this device to
+      confirm them.`,
+  },
+  confirm: {
+    synopsis: 'confirm [<device_id>]',
+    about: `Approve a new device that wants to join (the only one waiting, or the one named): it is linked, and the
+      directory gets its device link completion webhook. Approve only a device you are adding yourself.`,
+  },
+  refuse: {
+    synopsis: 'refuse [<device_id>]',
+    about: 'Refuse a new device that wants to join: it is gone, and can never answer.',
+  },
   approve: {
     synopsis: 'approve [<auth_request>] [--code <code>]',
     about: `Approve the pending request (or the one named). The policy decides what is actually sent: a device that
@@ -142,7 +161,12 @@ if (given === undefined) exitWith(usageFailure('Name a command.', commandList));
 if (!Object.hasOwn(commands, given)) exitWith(usageFailure(`Unknown command "${given}".`, commandList));
 const command = given as Command;
 const usage = usageOf(command);
-const takesArgument = command === 'approve' || command === 'deny' || command === 'logout';
+const takesArgument =
+  command === 'approve' ||
+  command === 'deny' ||
+  command === 'logout' ||
+  command === 'confirm' ||
+  command === 'refuse';
 if (extra.length > 0 || (argument !== undefined && !takesArgument)) {
   exitWith(usageFailure(`Unexpected argument "${extra[0] ?? argument}".`, usage));
 }
@@ -159,13 +183,21 @@ async function run(): Promise<void> {
   switch (command) {
     case 'link':
       return link();
+    case 'status':
+      return status();
     case 'pending': {
-      const requests = await (await device()).pending();
+      const authenticator = await device();
+      const [requests, joining] = await Promise.all([authenticator.pending(), authenticator.linkRequests()]);
+      // As before for scripts: --json prints the requests; the new devices waiting are `status`'s and the text's.
       if (values.json) return print(requests);
-      if (requests.length === 0) console.log('Nothing to answer.');
+      if (requests.length === 0 && joining.length === 0) console.log('Nothing to answer.');
       for (const request of requests) console.log(describe(request));
+      for (const request of joining) console.log(describeLinkRequest(request));
       return;
     }
+    case 'confirm':
+    case 'refuse':
+      return answerLinkRequest(command === 'confirm');
     case 'approve':
       return answer({ approve: true, ...typedCode() });
     case 'deny':
@@ -209,6 +241,17 @@ async function watch(): Promise<void> {
   const { watchPushes } = await import('#shared/cli/push-watch');
   const watching = await watchPushes(authenticator, {
     onPush(push) {
+      if (push.type === 'device_link_request') {
+        console.log(`${push.title}: ${push.body}`);
+        authenticator.linkRequests().then(
+          (waiting) => {
+            for (const request of waiting.filter((each) => each.device_id === push.device_id))
+              console.log(values.json ? JSON.stringify(request) : describeLinkRequest(request));
+          },
+          (error: unknown) => console.error(`Could not read the new device: ${(error as Error).message}`),
+        );
+        return;
+      }
       if (push.type === 'auth_request_ended') {
         console.log(`${push.auth_request}: ${push.body}`);
         return;
@@ -279,9 +322,65 @@ async function link(): Promise<void> {
     type: 'CLI',
   });
   await writeAuthenticatorState(statePath, state);
-  if (values.json)
-    return print({ device_id: state.deviceId, directory_id: state.directoryId, state: statePath });
+  const linked = await new Authenticator(state).linkState();
+  if (values.json) return print({ ...linked, state: statePath });
+  if (linked.status === 'awaiting-confirmation') {
+    console.log(
+      `Device ${state.deviceId} of directory ${state.directoryId} is waiting for one of your linked devices to confirm it, until ${linked.expires}; state in ${statePath}. See \`status\`.`,
+    );
+    return;
+  }
   console.log(`Linked device ${state.deviceId} of directory ${state.directoryId}; state in ${statePath}.`);
+  if (linked.answers_from) console.log(coolingOff(linked.answers_from));
+}
+
+/** What `status` says of this device's own link. */
+async function status(): Promise<void> {
+  const linked = await (await device()).linkState();
+  if (values.json) return print(linked);
+  if (linked.status === 'awaiting-confirmation')
+    console.log(`Waiting for one of your linked devices to confirm this one, until ${linked.expires}.`);
+  else if (linked.status === 'expired')
+    console.log(`Nobody confirmed this device by ${linked.expires}: it will not link. Link it again.`);
+  else
+    console.log(
+      linked.answers_from ? coolingOff(linked.answers_from) : `Linked (device ${linked.device_id}).`,
+    );
+}
+
+function coolingOff(answersFrom: string): string {
+  return `Linked, but this user's devices were unlinked lately: this device answers requests from ${answersFrom} (or once the operator confirms it).`;
+}
+
+/** Approves or refuses the one new device waiting, or the one named. */
+async function answerLinkRequest(approve: boolean): Promise<void> {
+  const authenticator = await device();
+  const waiting = await authenticator.linkRequests();
+  if (argument === undefined && waiting.length > 1) {
+    const ids = waiting.map((request) => request.device_id).join(', ');
+    throw usageFailure(`Several new devices are waiting (${ids}): name one.`, usage);
+  }
+  const request = argument
+    ? waiting.find((candidate) => candidate.device_id === argument.toLowerCase())
+    : waiting[0];
+  if (!request) {
+    throw refusal(argument ? `No new device ${argument} waits for this device.` : 'No new device waits.');
+  }
+  await authenticator.answerLinkRequest(request.device_id, approve);
+  if (values.json) return print({ device_id: request.device_id, approved: approve });
+  console.log(`${approve ? 'Approved' : 'Refused'} ${deviceLabel(request)} (${request.device_id}).`);
+}
+
+function deviceLabel(request: LinkRequestView): string {
+  return request.name ?? request.type ?? 'an unnamed device';
+}
+
+function describeLinkRequest(request: LinkRequestView): string {
+  return [
+    `A new device wants to join: ${deviceLabel(request)}${request.type && request.name ? ` (${request.type})` : ''}, ${request.directory.name}, ${request.requested}`,
+    `  device: ${request.device_id}, until ${request.expires}`,
+    `  approve: confirm ${request.device_id}    refuse: refuse ${request.device_id}`,
+  ].join('\n');
 }
 
 /** The number-matching code the user typed (`--code`), which the service checks before it accepts the answer. */

@@ -7,8 +7,10 @@ import type { Authenticator } from '#shared/authenticator/authenticator';
 
 /** What a push to the reference authenticator says, decrypted (docs/protocol.md#push). */
 export interface WatchedPush {
-  readonly type: 'auth_request' | 'auth_request_ended';
+  readonly type: 'auth_request' | 'auth_request_ended' | 'device_link_request';
+  /** Absent from a device link request, which names the new device instead. */
   readonly auth_request: string;
+  readonly device_id?: string;
   readonly title: string;
   readonly body: string;
   readonly tag: string;

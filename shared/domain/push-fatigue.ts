@@ -41,13 +41,35 @@ export interface DirectorySettings extends PushFatigueSettings {
    * report of its biometric check is what LaunchKey's apps gave, and what an application key could forge.
    */
   readonly provenFactors: boolean;
+  /**
+   * Whether a further device of a user waits for one of the user's linked devices to confirm it, and a device linked
+   * soon after the user's linked devices were unlinked waits out the cooling-off (docs/protocol.md#device-confirmation).
+   */
+  readonly deviceConfirmation: boolean;
+  /** Seconds after an application unlinked a user's linked device during which a new device cannot answer; null: none. */
+  readonly coolingOffSeconds: number | null;
 }
+
+/** Three days: long enough for a user told that their devices were unlinked to notice and call the operator. */
+export const defaultCoolingOffSeconds = 3 * 86_400;
+export const maxCoolingOffSeconds = 30 * 86_400;
 
 export const defaultDirectorySettings: DirectorySettings = {
   ...defaultPushFatigueSettings,
   webLinking: true,
   provenFactors: false,
+  deviceConfirmation: true,
+  coolingOffSeconds: defaultCoolingOffSeconds,
 };
+
+/** Reads a cooling-off in seconds, or `off`. */
+export function parseCoolingOff(text: string): number | null {
+  if (text.trim() === 'off') return null;
+  const seconds = /^\d{1,8}$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (!(seconds >= 60 && seconds <= maxCoolingOffSeconds))
+    throw new Error(`--cooling-off must be off or 60 to ${maxCoolingOffSeconds} seconds`);
+  return seconds;
+}
 
 /** Reads an `on|off` option, named in the error. */
 export function parseSwitch(option: string, text: string): boolean {

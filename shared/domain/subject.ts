@@ -31,12 +31,23 @@ export function mayActFor(issuer: Entity, subject: Entity, ownership: Ownership 
 export const deviceLinked = 1;
 
 /**
- * Whether an entity whose key verifies may make requests at all: a device only while it is linked (its head says so);
- * organizations, directories and services whenever their keys are live.
+ * The head state of a device that presented its code and waits for the user's linked devices to confirm it
+ * (docs/protocol.md#device-confirmation): it may ask how its link stands, and unlink itself, nothing else.
+ */
+export const deviceAwaitingConfirmation = 0;
+
+/**
+ * Whether an entity whose key verifies may make requests at all: a device only while it is linked (its head says so),
+ * or, for the few operations that allow it, while it awaits confirmation; organizations, directories and services
+ * whenever their keys are live.
  */
 export function mayIssueRequests(
   issuer: Entity,
   head: Readonly<Record<string, unknown>> | undefined,
+  allowAwaitingDevice = false,
 ): boolean {
-  return issuer.type !== 'dev' || head?.status === deviceLinked;
+  if (issuer.type !== 'dev') return true;
+  return (
+    head?.status === deviceLinked || (allowAwaitingDevice && head?.status === deviceAwaitingConfirmation)
+  );
 }

@@ -20,6 +20,28 @@ export interface UserDevice {
   readonly linkExpiresAt?: number;
   /** Where the service pushes to this device, if it registered a channel (PUT /device/v3/push). */
   readonly push?: PushChannel;
+  /**
+   * Set while a device that presented its code waits for one of the user's linked devices to confirm it
+   * (docs/protocol.md#device-confirmation); it stays LINK_PENDING until then.
+   */
+  readonly confirmation?: PendingConfirmation;
+  /**
+   * Epoch seconds: a device linked within the cooling-off period after the user's linked devices were unlinked is
+   * not offered requests, and confirms no other device, before then.
+   */
+  readonly answersFrom?: number;
+}
+
+/** What a link waiting for confirmation keeps until it is confirmed: who to tell then, and until when it may be. */
+export interface PendingConfirmation {
+  /** ISO 8601 UTC: when the device presented its code. */
+  readonly requested: string;
+  /** Epoch seconds: after this the link can no longer be confirmed by a device. */
+  readonly expiresAt: number;
+  /** The entity that started the link, the identity it addressed and its key: whom the completion webhook is for. */
+  readonly requester: string;
+  readonly identity: 'api' | 'lka';
+  readonly requesterKid?: string;
 }
 
 export interface UserSession {
@@ -86,6 +108,8 @@ export interface User {
   readonly sessions: readonly UserSession[];
   readonly pending: PendingSlot | undefined;
   readonly totp: StoredTotp | undefined;
+  /** Epoch seconds: when an application last unlinked one of the user's linked devices. */
+  readonly linkedDeviceUnlinkedAt?: number;
 }
 
 /** Where a user's record is: the directory and the identifier. */
@@ -96,6 +120,13 @@ export interface UserKey {
 
 export function linkedDevices(user: User): readonly UserDevice[] {
   return user.devices.filter((device) => device.status === DeviceStatus.linked);
+}
+
+/** The linked devices that may answer requests and confirm new devices at `nowSeconds`: none still cooling off. */
+export function answeringDevices(user: User, nowSeconds: number): readonly UserDevice[] {
+  return linkedDevices(user).filter(
+    (device) => device.answersFrom === undefined || device.answersFrom <= nowSeconds,
+  );
 }
 
 /** The user's LINK_PENDING devices whose linking code has expired by `nowSeconds`: they can never link. */

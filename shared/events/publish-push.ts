@@ -29,6 +29,22 @@ export async function publishEnded(authRequestId: string): Promise<void> {
   await send('ended', [{ Id: 'ended', MessageBody: queuedPushBody({ kind: 'ended', authRequestId }) }]);
 }
 
+/**
+ * Tells the push worker a new device of the user waits for confirmation, so that the user's devices show it. Like
+ * every push, never fails the link: GET /device/v3/link-requests stays the source of truth.
+ */
+export async function publishLinkRequest(
+  key: { directoryId: string; identifier: string },
+  linkingDeviceId: string,
+): Promise<void> {
+  await send('link-request', [
+    {
+      Id: 'link-request',
+      MessageBody: queuedPushBody({ kind: 'link-request', ...key, linkingDeviceId }),
+    },
+  ]);
+}
+
 async function send(
   kind: string,
   entries: { Id: string; MessageBody: string; DelaySeconds?: number }[],

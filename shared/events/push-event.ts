@@ -5,12 +5,22 @@ import * as v from 'valibot';
  * state, finds the devices that have a channel and pushes to each. A message that names a device is a retry for that
  * device alone (docs/protocol.md#push).
  */
-const pushEventSchema = v.object({
-  /** `prompt`: the request was created; `ended`: it was answered, cancelled or has expired. */
-  kind: v.picklist(['prompt', 'ended']),
-  authRequestId: v.string(),
-  deviceId: v.optional(v.string()),
-});
+const pushEventSchema = v.variant('kind', [
+  v.object({
+    /** `prompt`: the request was created; `ended`: it was answered, cancelled or has expired. */
+    kind: v.picklist(['prompt', 'ended']),
+    authRequestId: v.string(),
+    deviceId: v.optional(v.string()),
+  }),
+  v.object({
+    /** A new device of the user waits for confirmation: the user's devices that may confirm it are told. */
+    kind: v.literal('link-request'),
+    directoryId: v.string(),
+    identifier: v.string(),
+    linkingDeviceId: v.string(),
+    deviceId: v.optional(v.string()),
+  }),
+]);
 
 export type PushEvent = v.InferOutput<typeof pushEventSchema>;
 
@@ -46,7 +56,9 @@ export function parseQueuedPush(body: string): QueuedPushEvent | undefined {
 export function describePushEvent(event: PushEvent): Record<string, string> {
   return {
     kind: event.kind,
-    authRequestId: event.authRequestId,
+    ...(event.kind === 'link-request'
+      ? { directoryId: event.directoryId, linkingDeviceId: event.linkingDeviceId }
+      : { authRequestId: event.authRequestId }),
     ...(event.deviceId ? { deviceId: event.deviceId } : {}),
   };
 }

@@ -33,6 +33,8 @@ export interface SignedOperation<Rule extends BodyRule> {
   readonly subject: SubjectRequirement;
   /** The request body's schema, or `'none'` for operations without a body. */
   readonly body: Rule;
+  /** A device awaiting confirmation may sign this operation too (docs/protocol.md#device-confirmation). */
+  readonly awaitingDevice?: boolean;
   readonly handle: (request: SignedRequest<BodyOf<Rule>>) => Promise<Reply>;
 }
 
@@ -64,7 +66,7 @@ export function signedHandler<Rule extends BodyRule>(operation: SignedOperation<
     .use(observability())
     .use(signedResponse())
     .use(recordAudit())
-    .use(authenticate())
+    .use(authenticate({ allowAwaitingDevice: operation.awaitingDevice === true }))
     .use(authorizeSubject(operation.subject))
     .use(decryptBody(operation.body));
 }

@@ -12,7 +12,7 @@ import { SignJWT } from 'jose';
 import type { ApnsCredentials } from '#shared/domain/apns-credentials';
 import type { ApnsChannel } from '#shared/push/channel';
 import { retryAfterSeconds } from '#shared/push/post';
-import type { PushNotification, PushProvider, PushResult } from '#shared/push/provider';
+import { type PushNotification, type PushProvider, type PushResult, pushAbout } from '#shared/push/provider';
 
 export interface ApnsOptions {
   readonly credentials: ApnsCredentials;
@@ -58,10 +58,7 @@ const providerTokenRefused = new Set(['ExpiredProviderToken', 'InvalidProviderTo
  * of its body, then of its title.
  */
 export function apnsPayload(notification: PushNotification): string {
-  const about = {
-    type: notification.kind === 'prompt' ? 'auth_request' : 'auth_request_ended',
-    auth_request: notification.authRequestId,
-  };
+  const about = pushAbout(notification).fields;
   if (notification.kind === 'ended') return JSON.stringify({ aps: { 'content-available': 1 }, ...about });
   const prompt = (title: string, body: string) =>
     JSON.stringify({
@@ -154,7 +151,7 @@ export function apnsProvider(options: ApnsOptions): ApnsProvider {
     const jwt = bearer();
     const authorization = jwt === undefined ? undefined : await jwt;
     const ttl = Math.max(0, Math.floor(notification.ttlSeconds));
-    const prompt = notification.kind === 'prompt';
+    const prompt = notification.kind !== 'ended';
     const headers = {
       [constants.HTTP2_HEADER_METHOD]: 'POST',
       [constants.HTTP2_HEADER_PATH]: `/3/device/${channel.token}`,
@@ -162,7 +159,7 @@ export function apnsProvider(options: ApnsOptions): ApnsProvider {
       'apns-push-type': prompt ? 'alert' : 'background',
       'apns-priority': prompt ? '10' : '5',
       'apns-expiration': String(ttl === 0 ? 0 : Math.floor(now() / 1000) + ttl),
-      'apns-collapse-id': apnsCollapseId(notification.authRequestId),
+      'apns-collapse-id': apnsCollapseId(pushAbout(notification).collapseId),
       ...(authorization === undefined ? {} : { authorization: `bearer ${authorization}` }),
     };
     const answer = await post(urls[channel.environment], headers, Buffer.from(apnsPayload(notification)));

@@ -2,7 +2,7 @@ import type { FcmServiceAccount } from '#shared/domain/android-key';
 import type { FcmChannel } from '#shared/push/channel';
 import { answerHeader, dropFcmAccessToken, fcmAccessToken, parseObject } from '#shared/push/fcm-token';
 import { retryAfterSeconds } from '#shared/push/post';
-import type { PushNotification, PushProvider, PushResult } from '#shared/push/provider';
+import { type PushNotification, type PushProvider, type PushResult, pushAbout } from '#shared/push/provider';
 import { postToService } from '#shared/push/service-post';
 
 export const defaultFcmSendUrl = 'https://fcm.googleapis.com';
@@ -33,13 +33,14 @@ export function fcmMessage(
   token: string,
   notification: PushNotification,
 ): { message: Record<string, unknown> } {
-  const id = notification.authRequestId;
-  const prompt = notification.kind === 'prompt';
+  const about = pushAbout(notification);
+  const id = about.collapseId;
+  const prompt = notification.kind !== 'ended';
   const ttl = Math.min(maxTtlSeconds, Math.max(0, Math.floor(notification.ttlSeconds)));
   return {
     message: {
       token,
-      data: { type: prompt ? 'auth_request' : 'auth_request_ended', auth_request: id },
+      data: { ...about.fields },
       android: {
         priority: prompt ? 'HIGH' : 'NORMAL',
         ttl: `${ttl}s`,

@@ -4,14 +4,48 @@ import type { PushChannel } from '#shared/push/channel';
  * What a push says. Lock screens are public: a title and a line the service chose (or the service's name and a
  * default line), the request's id so the app can fetch it, nothing else about the user or the request.
  */
-export interface PushNotification {
-  /** `prompt`: a request waits; `ended`: replace its prompt with a visible "answered elsewhere" / "expired" line. */
-  readonly kind: 'prompt' | 'ended';
-  readonly authRequestId: string;
+export type PushNotification = AuthRequestNotification | LinkRequestNotification;
+
+interface ShownPush {
   readonly title: string;
   readonly body: string;
   /** How long the push service may hold it for an offline device: the request's remaining lifetime for a prompt. */
   readonly ttlSeconds: number;
+}
+
+export interface AuthRequestNotification extends ShownPush {
+  /** `prompt`: a request waits; `ended`: replace its prompt with a visible "answered elsewhere" / "expired" line. */
+  readonly kind: 'prompt' | 'ended';
+  readonly authRequestId: string;
+}
+
+/** A new device of the user waits for confirmation (docs/protocol.md#device-confirmation): always shown. */
+export interface LinkRequestNotification extends ShownPush {
+  readonly kind: 'link-request';
+  /** The new device's id, which GET /device/v3/link-requests lists. */
+  readonly deviceId: string;
+}
+
+/**
+ * What a push is about, as every provider's payload names it beside its text, and the id its pushes collapse on: the
+ * request's, or the new device's.
+ */
+export function pushAbout(notification: PushNotification): {
+  readonly fields: Readonly<Record<string, string>>;
+  readonly collapseId: string;
+} {
+  if (notification.kind === 'link-request')
+    return {
+      fields: { type: 'device_link_request', device_id: notification.deviceId },
+      collapseId: notification.deviceId,
+    };
+  return {
+    fields: {
+      type: notification.kind === 'prompt' ? 'auth_request' : 'auth_request_ended',
+      auth_request: notification.authRequestId,
+    },
+    collapseId: notification.authRequestId,
+  };
 }
 
 /**

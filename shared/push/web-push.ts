@@ -2,7 +2,7 @@ import webPush from 'web-push';
 import type { VapidKeys } from '#shared/api-keys/vapid-keys';
 import type { WebPushChannel } from '#shared/push/channel';
 import { postPush, retryAfterSeconds } from '#shared/push/post';
-import type { PushNotification, PushProvider, PushResult } from '#shared/push/provider';
+import { type PushNotification, type PushProvider, type PushResult, pushAbout } from '#shared/push/provider';
 import {
   type DestinationPolicy,
   DestinationRefused,
@@ -30,12 +30,12 @@ export function pushTopic(authRequestId: string): string {
  * no notification.
  */
 export function webPushPayload(notification: PushNotification): string {
+  const about = pushAbout(notification);
   return JSON.stringify({
-    type: notification.kind === 'prompt' ? 'auth_request' : 'auth_request_ended',
-    auth_request: notification.authRequestId,
+    ...about.fields,
     title: notification.title,
     body: notification.body,
-    tag: notification.authRequestId,
+    tag: about.collapseId,
   });
 }
 
@@ -65,8 +65,8 @@ export function webPushProvider(options: WebPushOptions): PushProvider<WebPushCh
             privateKey: options.vapid.privateKey,
           },
           TTL: Math.max(0, Math.floor(notification.ttlSeconds)),
-          urgency: notification.kind === 'prompt' ? 'high' : 'normal',
-          topic: pushTopic(notification.authRequestId),
+          urgency: notification.kind === 'ended' ? 'normal' : 'high',
+          topic: pushTopic(pushAbout(notification).collapseId),
           contentEncoding: 'aes128gcm',
         },
       );

@@ -25,6 +25,29 @@ export async function putEntityHead(
   );
 }
 
+/**
+ * Sets a device's link state on its head (and drops the purge time an unconfirmed link's head carries); false when the
+ * device has no head (unlinked or refused meanwhile).
+ */
+export async function setDeviceHeadStatus(deviceId: string, status: number): Promise<boolean> {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: entityHeadKey({ type: 'dev', id: deviceId }),
+        UpdateExpression: 'SET #status = :status REMOVE #ttl',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':status': status },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalFailure(error)) return false;
+    throw error;
+  }
+}
+
 export async function deleteEntityHead(entity: Entity): Promise<void> {
   await dynamo.send(new DeleteCommand({ TableName: tableName, Key: entityHeadKey(entity) }));
 }

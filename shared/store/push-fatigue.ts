@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  defaultCoolingOffSeconds,
   defaultDirectorySettings,
   type DirectorySettings,
   type RateLimit,
@@ -80,6 +81,11 @@ export async function putDirectorySettings(directoryId: string, settings: Direct
         // Kept only when off: an item written before the setting existed reads as on.
         ...(settings.webLinking ? {} : { webLinking: false }),
         ...(settings.provenFactors ? { provenFactors: true } : {}),
+        ...(settings.deviceConfirmation ? {} : { deviceConfirmation: false }),
+        // 0 stands for off: an item without it reads as the default.
+        ...(settings.coolingOffSeconds === defaultCoolingOffSeconds
+          ? {}
+          : { coolingOffSeconds: settings.coolingOffSeconds ?? 0 }),
       },
     }),
   );
@@ -92,6 +98,11 @@ function settingsFromItem(item: Record<string, unknown> | undefined): DirectoryS
     fraudLockSeconds: (item.fraudLockSeconds as number | undefined) ?? null,
     webLinking: item.webLinking !== false,
     provenFactors: item.provenFactors === true,
+    deviceConfirmation: item.deviceConfirmation !== false,
+    coolingOffSeconds:
+      item.coolingOffSeconds === undefined
+        ? defaultCoolingOffSeconds
+        : (item.coolingOffSeconds as number) || null,
   };
 }
 

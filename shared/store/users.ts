@@ -3,6 +3,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { maxDevicesPerUser, maxSessionsPerUser } from '#shared/domain/limits';
 import {
   DeviceStatus,
+  type PendingConfirmation,
   type PendingSlot,
   type StoredTotp,
   type User,
@@ -217,16 +218,23 @@ export async function removeExpiredLinks(
 
 /**
  * Marks a pending device linked with what it said about itself; false when the device is no longer the user's. Its
- * code's expiry goes: a linked device is never removed to make room.
+ * code's expiry goes: a linked device is never removed to make room. With `answersFrom`, it is not offered requests
+ * before then (the cooling-off after an unlink).
  */
 export function markDeviceLinked(
   key: UserKey,
   deviceId: string,
-  details: { name: string | null; type: string | null; status: DeviceStatus; updated: string },
+  details: {
+    name: string | null;
+    type: string | null;
+    status: DeviceStatus;
+    updated: string;
+    answersFrom?: number;
+  },
 ): Promise<boolean> {
+  const hold = details.answersFrom === undefined ? '' : ', devices.#device.answersFrom = :answersFrom';
   return updateUser(key, {
-    UpdateExpression:
-      'SET devices.#device.#name = :name, devices.#device.#type = :type, devices.#device.#status = :status, devices.#device.updated = :updated REMOVE devices.#device.linkExpiresAt',
+    UpdateExpression: `SET devices.#device.#name = :name, devices.#device.#type = :type, devices.#device.#status = :status, devices.#device.updated = :updated${hold} REMOVE devices.#device.linkExpiresAt`,
     ConditionExpression: 'attribute_exists(devices.#device)',
     ExpressionAttributeNames: { '#device': deviceId, '#name': 'name', '#type': 'type', '#status': 'status' },
     ExpressionAttributeValues: {
@@ -234,7 +242,82 @@ export function markDeviceLinked(
       ':type': details.type,
       ':status': details.status,
       ':updated': details.updated,
+      ...(details.answersFrom === undefined ? {} : { ':answersFrom': details.answersFrom }),
     },
+  });
+}
+
+/**
+ * Keeps a device that presented its code LINK_PENDING, waiting for confirmation until `confirmation.expiresAt`, which
+ * is also when it may be removed to make room; false when the device is no longer the user's pending one.
+ */
+export function markDeviceAwaitingConfirmation(
+  key: UserKey,
+  deviceId: string,
+  details: { name: string | null; type: string | null; updated: string },
+  confirmation: PendingConfirmation,
+): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression:
+      'SET devices.#device.#name = :name, devices.#device.#type = :type, devices.#device.updated = :updated, devices.#device.confirmation = :confirmation, devices.#device.linkExpiresAt = :expires',
+    ConditionExpression:
+      'devices.#device.#status = :pending AND attribute_not_exists(devices.#device.confirmation)',
+    ExpressionAttributeNames: { '#device': deviceId, '#name': 'name', '#type': 'type', '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':name': details.name,
+      ':type': details.type,
+      ':updated': details.updated,
+      ':confirmation': confirmation,
+      ':expires': confirmation.expiresAt,
+      ':pending': DeviceStatus.linkPending,
+    },
+  });
+}
+
+/**
+ * Confirms a link that waits for confirmation: the device becomes LINKED. With `nowSeconds`, only while the
+ * confirmation has not expired (a device's approval); without, whenever it still waits (the operator's override).
+ * One conditional update, so of an approval and a refusal racing exactly one decides; false when it lost or is gone.
+ */
+export function confirmPendingDevice(
+  key: UserKey,
+  deviceId: string,
+  updated: string,
+  nowSeconds?: number,
+): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression:
+      'SET devices.#device.#status = :linked, devices.#device.updated = :updated REMOVE devices.#device.confirmation, devices.#device.linkExpiresAt',
+    ConditionExpression: `devices.#device.#status = :pending AND attribute_exists(devices.#device.confirmation)${nowSeconds === undefined ? '' : ' AND devices.#device.confirmation.expiresAt > :now'}`,
+    ExpressionAttributeNames: { '#device': deviceId, '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':linked': DeviceStatus.linked,
+      ':pending': DeviceStatus.linkPending,
+      ':updated': updated,
+      ...(nowSeconds === undefined ? {} : { ':now': nowSeconds }),
+    },
+  });
+}
+
+/** Removes a device that waits for confirmation (refused); false when it no longer waits. */
+export function removePendingConfirmation(key: UserKey, deviceId: string): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression: 'REMOVE devices.#device',
+    ConditionExpression:
+      'devices.#device.#status = :pending AND attribute_exists(devices.#device.confirmation)',
+    ExpressionAttributeNames: { '#device': deviceId, '#status': 'status' },
+    ExpressionAttributeValues: { ':pending': DeviceStatus.linkPending },
+  });
+}
+
+/** Ends a linked device's cooling-off at once (the operator's override); false when it has none. */
+export function liftDeviceHold(key: UserKey, deviceId: string): Promise<boolean> {
+  return updateUser(key, {
+    UpdateExpression: 'REMOVE devices.#device.answersFrom',
+    ConditionExpression:
+      'devices.#device.#status = :linked AND attribute_exists(devices.#device.answersFrom)',
+    ExpressionAttributeNames: { '#device': deviceId, '#status': 'status' },
+    ExpressionAttributeValues: { ':linked': DeviceStatus.linked },
   });
 }
 
@@ -345,7 +428,25 @@ export function advancePasskeyCounter(
   });
 }
 
-export function removeUserDevice(key: UserKey, deviceId: string): Promise<boolean> {
+/**
+ * Removes a device from the user. With `unlinkedAt` (an application unlinking), a LINKED device's removal is recorded
+ * on the user in the same write, which starts the cooling-off for new devices; a never-linked device's is not.
+ */
+export async function removeUserDevice(
+  key: UserKey,
+  deviceId: string,
+  unlinkedAt?: number,
+): Promise<boolean> {
+  if (
+    unlinkedAt !== undefined &&
+    (await updateUser(key, {
+      UpdateExpression: 'REMOVE devices.#device SET linkedDeviceUnlinkedAt = :at',
+      ConditionExpression: 'devices.#device.#status = :linked',
+      ExpressionAttributeNames: { '#device': deviceId, '#status': 'status' },
+      ExpressionAttributeValues: { ':at': unlinkedAt, ':linked': DeviceStatus.linked },
+    }))
+  )
+    return true;
   return updateUser(key, {
     UpdateExpression: 'REMOVE devices.#device',
     ConditionExpression: 'attribute_exists(devices.#device)',
@@ -500,5 +601,8 @@ function toUser(item: Record<string, unknown>): User {
     sessions: sessions.sort((a, b) => a.created.localeCompare(b.created)),
     pending: item.pending as PendingSlot | undefined,
     totp: item.totp as StoredTotp | undefined,
+    ...(typeof item.linkedDeviceUnlinkedAt === 'number'
+      ? { linkedDeviceUnlinkedAt: item.linkedDeviceUnlinkedAt }
+      : {}),
   };
 }

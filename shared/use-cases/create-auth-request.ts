@@ -14,7 +14,7 @@ import { parseAuthRequestPolicy } from '#shared/domain/policy/auth-request-polic
 import { asksForInherence, effectivePolicy } from '#shared/domain/policy/effective-policy';
 import { printEffectivePolicy } from '#shared/domain/policy/effective-policy-wire';
 import { blankServicePolicy, parseServicePolicy } from '#shared/domain/policy/service-policy';
-import { linkedDevices, type PendingSlot, slotHeld } from '#shared/domain/user';
+import { answeringDevices, type PendingSlot, slotHeld } from '#shared/domain/user';
 import { ApiError, forbidden, invalidArgument, notFound, serviceUnavailable } from '#shared/errors';
 import type { Caller } from '#shared/http/signed-state';
 import { formatEntity, sameEntity } from '#shared/protocol/entity';
@@ -94,13 +94,14 @@ export async function createAuthRequest(
   if (denialReasons && directory.denial_context_inquiry_enabled !== true) {
     throw invalidArgument("denial_reasons: Denial Context Inquiry is disabled for the Directory's Services");
   }
-  const devices = linkedDevices(user);
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  // A device still cooling off after an unlink (docs/protocol.md#device-confirmation) is not offered the request.
+  const devices = answeringDevices(user, nowSeconds);
   if (devices.length === 0) throw notFound('The user has no linked device');
   // Read with the user, in the same batch (requireServiceUser's last argument).
   if (!guards) throw new Error('The create read its user without the request guards');
   const { settings, lock } = guards;
 
-  const nowSeconds = Math.floor(now.getTime() / 1000);
   const auth: AuthRequest = {
     id: randomUUID(),
     serviceId: service.id,

@@ -1,5 +1,5 @@
 import { type AuthRequest, authRequestState } from '#shared/domain/auth-request';
-import { DeviceStatus, type UserDevice } from '#shared/domain/user';
+import { answeringDevices, DeviceStatus, type UserDevice } from '#shared/domain/user';
 import type { PushEvent } from '#shared/events/push-event';
 import { describeChannel, type PushChannel } from '#shared/push/channel';
 import type { PushNotification, PushResult } from '#shared/push/provider';
@@ -35,8 +35,10 @@ const endedBodies = {
   void: 'Cancelled',
 } as const;
 
+type AuthRequestPushEvent = Exclude<PushEvent, { kind: 'link-request' }>;
+
 function notificationFor(
-  event: PushEvent,
+  event: AuthRequestPushEvent,
   auth: AuthRequest,
   state: 'answered' | 'cancelled' | 'expired' | 'void' | 'pending',
   nowSeconds: number,
@@ -70,6 +72,7 @@ export async function deliverPush(
 ): Promise<PushDelivery> {
   const now = options.now ?? new Date();
   const nowSeconds = Math.floor(now.getTime() / 1000);
+  if (event.kind === 'link-request') return deliverLinkRequest(event, settings, nowSeconds, options);
   const auth = await getAuthRequest(event.authRequestId);
   if (!auth) return { outcome: 'nothing', why: 'no such auth request' };
   const state = authRequestState(auth, nowSeconds);
@@ -114,4 +117,56 @@ export async function deliverPush(
   const made = attempts.filter((attempt): attempt is DeviceAttempt => attempt !== undefined);
   if (made.length === 0) return { outcome: 'nothing', why: 'every device was reached already' };
   return { outcome: 'attempted', attempts: made };
+}
+
+/** The line a link request's push shows: lock screens are public, so no name of the device or the user. */
+export const linkRequestPush = {
+  title: 'A new device wants to join',
+  body: 'Approve or refuse it in the app',
+};
+
+/**
+ * A new device waits for confirmation: each device of the user that may confirm it and has a channel is told, while
+ * the device still waits. Not recorded per device: a redelivered message shows the same line once more.
+ */
+async function deliverLinkRequest(
+  event: Extract<PushEvent, { kind: 'link-request' }>,
+  settings: PushWorkerSettings,
+  nowSeconds: number,
+  options: { resolve?: Resolver; providers?: ProviderFor },
+): Promise<PushDelivery> {
+  const key = { directoryId: event.directoryId, identifier: event.identifier };
+  const user = await getUser(key);
+  const waiting = user?.devices.find((device) => device.id === event.linkingDeviceId);
+  if (!user || !waiting?.confirmation || waiting.confirmation.expiresAt <= nowSeconds)
+    return { outcome: 'nothing', why: 'the device no longer waits for confirmation' };
+  const devices = answeringDevices(user, nowSeconds).filter(
+    (device): device is UserDevice & { push: PushChannel } =>
+      device.push !== undefined && (event.deviceId === undefined || device.id === event.deviceId),
+  );
+  if (devices.length === 0) return { outcome: 'nothing', why: 'no device with a push channel' };
+  const providerFor = options.providers ?? pushProviders(event.directoryId, settings, options.resolve);
+  const notification: PushNotification = {
+    kind: 'link-request',
+    deviceId: waiting.id,
+    ...linkRequestPush,
+    ttlSeconds: waiting.confirmation.expiresAt - nowSeconds,
+  };
+  const attempts = await Promise.all(
+    devices.map(async (device): Promise<DeviceAttempt> => {
+      const provider = await providerFor(device.push);
+      const result: PushResult =
+        typeof provider === 'string'
+          ? { outcome: 'failed', reason: provider }
+          : await provider.send(device.push, notification);
+      if (result.outcome === 'gone') await removeDevicePushChannel(key, device.id, device.push);
+      return {
+        ...result,
+        deviceId: device.id,
+        channel: device.push.type,
+        destination: describeChannel(device.push),
+      };
+    }),
+  );
+  return { outcome: 'attempted', attempts };
 }

@@ -124,9 +124,19 @@ export async function listDevices(directoryId: string, identifier: string) {
   }));
 }
 
-/** DELETE /directory/v3/devices, and a device unlinking itself: gone from the list, and unable to sign at once. */
-export async function unlinkDevice(directoryId: string, identifier: string, deviceId: string): Promise<void> {
-  if (!(await removeUserDevice({ directoryId, identifier }, deviceId))) {
+/**
+ * DELETE /directory/v3/devices, and a device unlinking itself: gone from the list, and unable to sign at once. An
+ * application's unlink of a linked device (`unlinkedAt`) starts the user's cooling-off for new devices
+ * (docs/protocol.md#device-confirmation); a device's own unlink, which only the device's key can sign, does not.
+ */
+export async function unlinkDevice(
+  directoryId: string,
+  identifier: string,
+  deviceId: string,
+  unlinkedAt?: Date,
+): Promise<void> {
+  const at = unlinkedAt && Math.floor(unlinkedAt.getTime() / 1000);
+  if (!(await removeUserDevice({ directoryId, identifier }, deviceId, at))) {
     throw notFound('There is no such device for this user');
   }
   await deleteEntityHead({ type: 'dev', id: deviceId });

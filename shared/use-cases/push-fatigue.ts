@@ -3,6 +3,7 @@ import {
   type DirectorySettings,
   mayRequest,
   type PushFatigueSettings,
+  parseCoolingOff,
   parseFraudLock,
   parseRateLimit,
   parseSwitch,
@@ -87,6 +88,8 @@ export interface DirectorySettingsView {
   readonly fraud_lock: string;
   readonly web_linking: 'on' | 'off';
   readonly proven_factors: 'on' | 'off';
+  readonly device_confirmation: 'on' | 'off';
+  readonly cooling_off: string;
 }
 
 /**
@@ -95,14 +98,10 @@ export interface DirectorySettingsView {
  */
 export async function updateDirectorySettings(
   directoryId: string,
-  changes: {
-    readonly rateLimit?: string;
-    readonly fraudLock?: string;
-    readonly webLinking?: string;
-    readonly provenFactors?: string;
-  },
+  changes: DirectorySettingsChanges,
+  operator = 'admin-cli',
 ): Promise<DirectorySettingsView> {
-  const { organizationId } = await requireDirectoryHead(directoryId);
+  const organizationId = await requireDirectoryHead(directoryId);
   const current = await getDirectorySettings(directoryId);
   const updated: DirectorySettings = {
     rateLimit: changes.rateLimit === undefined ? current.rateLimit : parseRateLimit(changes.rateLimit),
@@ -113,12 +112,24 @@ export async function updateDirectorySettings(
       changes.provenFactors === undefined
         ? current.provenFactors
         : parseSwitch('proven-factors', changes.provenFactors),
+    deviceConfirmation:
+      changes.deviceConfirmation === undefined
+        ? current.deviceConfirmation
+        : parseSwitch('device-confirmation', changes.deviceConfirmation),
+    coolingOffSeconds:
+      changes.coolingOff === undefined ? current.coolingOffSeconds : parseCoolingOff(changes.coolingOff),
   };
   const options = settingOptions(changes);
   if (options.length > 0) {
     await putDirectorySettings(directoryId, updated);
+    // Settings that guard who may link and answer are the operator's changes of state: each is on the trail.
     await recordOperatorAction(
-      { organizationId, directoryId, operation: `admin directory settings ${options.join(' ')}` },
+      {
+        organizationId,
+        directoryId,
+        actor: operator,
+        operation: `admin directory settings ${options.join(' ')}`,
+      },
       new Date(),
     );
   }
@@ -128,11 +139,23 @@ export async function updateDirectorySettings(
     fraud_lock: updated.fraudLockSeconds === null ? 'off' : String(updated.fraudLockSeconds),
     web_linking: updated.webLinking ? 'on' : 'off',
     proven_factors: updated.provenFactors ? 'on' : 'off',
+    device_confirmation: updated.deviceConfirmation ? 'on' : 'off',
+    cooling_off: updated.coolingOffSeconds === null ? 'off' : String(updated.coolingOffSeconds),
   };
 }
 
+/** What `directory settings` may change, each as the operator typed it. */
+export interface DirectorySettingsChanges {
+  readonly rateLimit?: string;
+  readonly fraudLock?: string;
+  readonly webLinking?: string;
+  readonly provenFactors?: string;
+  readonly deviceConfirmation?: string;
+  readonly coolingOff?: string;
+}
+
 /** The options a settings change gave, as the audit trail names them: `--proven-factors on`. */
-function settingOptions(changes: Readonly<Record<string, string | undefined>>): string[] {
+function settingOptions(changes: DirectorySettingsChanges): string[] {
   return Object.entries(changes)
     .filter(([, value]) => value !== undefined)
     .map(([name, value]) => `--${name.replace(/[A-Z]/g, (upper) => `-${upper.toLowerCase()}`)} ${value}`);
@@ -151,21 +174,25 @@ export async function listLockedUsers(
 }
 
 /** Lifts a user's lock; throws when the user has none. */
-export async function unlockUser(directoryId: string, identifier: string): Promise<void> {
-  const { organizationId } = await requireDirectoryHead(directoryId);
+export async function unlockUser(
+  directoryId: string,
+  identifier: string,
+  operator = 'admin-cli',
+): Promise<void> {
+  const organizationId = await requireDirectoryHead(directoryId);
   if (!(await clearFraudLock(directoryId, identifier)))
     throw new Error(`The user ${identifier} of directory ${directoryId} is not locked`);
   await recordOperatorAction(
-    { organizationId, directoryId, user: identifier, operation: 'admin locks clear' },
+    { organizationId, directoryId, actor: operator, user: identifier, operation: 'admin locks clear' },
     new Date(),
   );
 }
 
-/** Admin commands name a directory by id alone: it must exist. */
-export async function requireDirectoryHead(directoryId: string): Promise<{ organizationId: string }> {
+/** Admin commands name a directory by id alone: it must exist. Its organization's id. */
+export async function requireDirectoryHead(directoryId: string): Promise<string> {
   const head = await getHead({ type: 'dir', id: directoryId });
   if (!head) throw new Error(`There is no directory ${directoryId}`);
-  return { organizationId: head.organizationId as string };
+  return head.organizationId as string;
 }
 
 const isoTime = (epochSeconds: number) => isoSeconds(new Date(epochSeconds * 1000));

@@ -88,6 +88,34 @@ describe('the CLIs beside a runtime started on another port', () => {
     expect(succeeded(await cli('authenticator', ['approve']))).toContain('AUTHORIZED/APPROVED');
   }, 120_000);
 
+  it("authenticator shows a user's linked device the new one that wants to join, and confirm links it", async () => {
+    const user = `joiner-${uuid()}`;
+    const [first, second] = [join(scratch, `${user}-1.json`), join(scratch, `${user}-2.json`)];
+    const linkCommand = async () =>
+      (
+        /npm run authenticator -- (link .+)/.exec(
+          succeeded(await cli('app', ['setup', '--user', user])),
+        )?.[1] ?? ''
+      ).split(' ');
+    succeeded(await cli('authenticator', [...(await linkCommand()), '--state', first]));
+    expect(
+      succeeded(
+        await cli('authenticator', [...(await linkCommand()), '--state', second, '--name', 'Second phone']),
+      ),
+    ).toContain('is waiting for one of your linked devices to confirm it');
+    expect(succeeded(await cli('authenticator', ['status', '--state', second]))).toMatch(
+      /^Waiting for one of your linked devices to confirm this one, until /,
+    );
+
+    expect(succeeded(await cli('authenticator', ['pending', '--state', first]))).toMatch(
+      /^A new device wants to join: Second phone \(CLI\), .+, \d{4}-\d\d-\d\dT/m,
+    );
+    expect(succeeded(await cli('authenticator', ['confirm', '--state', first]))).toMatch(
+      /^Approved Second phone /,
+    );
+    expect(succeeded(await cli('authenticator', ['status', '--state', second]))).toMatch(/^Linked \(device /);
+  }, 120_000);
+
   it('sets the other policies the options describe: factor types and fences', async () => {
     const set = succeeded(
       await cli('app', [
@@ -265,7 +293,7 @@ describe('the CLIs beside a runtime started on another port', () => {
     expect(
       badUsage(
         await cli('admin', ['org', 'fly']),
-        'admin -- <command> [options]; commands: preflight, org create, org list, org key add, service v1-credentials, service claim-look-alikes, directory settings, directory push, directory apns-key, locks list, locks clear, webhooks dead-letters, webhooks redrive, push dead-letters, push redrive, api-key list, api-key add, api-key rotate, api-key revoke, audit',
+        'admin -- <command> [options]; commands: preflight, org create, org list, org key add, service v1-credentials, service claim-look-alikes, directory settings, device confirm, directory push, directory apns-key, locks list, locks clear, webhooks dead-letters, webhooks redrive, push dead-letters, push redrive, api-key list, api-key add, api-key rotate, api-key revoke, audit',
       ),
     ).toBe('Unknown command "org fly".');
   }, 60_000);

@@ -31,7 +31,10 @@ export interface AuthScene {
   readonly serviceKey: TestKeyPair;
   /** Signs as the service itself. */
   readonly service: ApiClient;
-  /** Links a fresh authenticator for a (new or existing) directory user. */
+  /**
+   * Links a fresh authenticator for a (new or existing) directory user; a further device of a user is confirmed by a
+   * device this scene linked for the user before (docs/protocol.md#device-confirmation).
+   */
   linkDevice(identifier: string, configuration?: DeviceConfiguration): Promise<Authenticator>;
   /** Unlinks a device of a directory user, as the directory. */
   unlinkDevice(identifier: string, deviceId: string): Promise<ApiResponse<unknown>>;
@@ -73,6 +76,7 @@ export async function newAuthScene(
     privateKeyPem: serviceKey.privatePem,
   });
   const subject = `svc:${serviceId}`;
+  const linked = new Map<string, Authenticator[]>();
   return {
     runtime,
     organization,
@@ -92,7 +96,12 @@ export async function newAuthScene(
         code: started.body?.code as string,
         configuration,
       });
-      return new Authenticator(state);
+      const device = new Authenticator(state);
+      const earlier = linked.get(identifier) ?? [];
+      linked.set(identifier, [...earlier, device]);
+      if ((await device.linkState()).status === 'awaiting-confirmation')
+        await confirmByAny(earlier, state.deviceId);
+      return device;
     },
     unlinkDevice(identifier, deviceId) {
       return organization.client.call('DELETE', '/directory/v3/devices', {
@@ -111,6 +120,19 @@ export async function newAuthScene(
       return openAuthorizationResponse(body, new Map([[serviceKey.kid, serviceKey.privateKey]]));
     },
   };
+}
+
+/** Confirms a new device with the first of the user's earlier devices that still may. */
+async function confirmByAny(earlier: readonly Authenticator[], deviceId: string): Promise<void> {
+  for (const device of earlier) {
+    try {
+      await device.answerLinkRequest(deviceId, true);
+      return;
+    } catch {
+      // Unlinked since, or still cooling off: the next one may.
+    }
+  }
+  throw new Error(`No earlier device of this scene could confirm ${deviceId}`);
 }
 
 /** A client that signs as `device` (`dev:<device_id>`), for the device API calls its authenticator does not make. */

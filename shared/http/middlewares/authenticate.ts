@@ -20,9 +20,15 @@ export interface AuthenticateOptions {
   readonly leewaySeconds: number;
   /** Longest accepted exp − iat, seconds. The SDKs send 5. */
   readonly maxLifetimeSeconds: number;
+  /** Whether a device that awaits confirmation may sign this operation (its own link state, its unlink). */
+  readonly allowAwaitingDevice: boolean;
 }
 
-export const authenticateDefaults: AuthenticateOptions = { leewaySeconds: 30, maxLifetimeSeconds: 60 };
+export const authenticateDefaults: AuthenticateOptions = {
+  leewaySeconds: 30,
+  maxLifetimeSeconds: 60,
+  allowAwaitingDevice: false,
+};
 
 const refusalCodes: Readonly<Record<RejectionReason, ErrorCode>> = {
   malformed: 'AUTH-001',
@@ -42,7 +48,7 @@ const refusalCodes: Readonly<Record<RejectionReason, ErrorCode>> = {
 export function authenticate(
   options: Partial<AuthenticateOptions> = {},
 ): MiddlewareObj<HttpEvent, unknown, Error, SignedContext> {
-  const { leewaySeconds, maxLifetimeSeconds } = { ...authenticateDefaults, ...options };
+  const { leewaySeconds, maxLifetimeSeconds, allowAwaitingDevice } = { ...authenticateDefaults, ...options };
   if (!(leewaySeconds >= 0 && maxLifetimeSeconds > 0)) {
     throw new Error('authenticate: leewaySeconds must be ≥ 0 and maxLifetimeSeconds > 0');
   }
@@ -79,10 +85,10 @@ export function authenticate(
           resolveKey: async ({ kid }) => {
             ({ keys, head: issuerHead } = await listEntityKeysAndHead(issuer));
             const key = keys.find((candidate) => candidate.kid === kid);
-            if (!mayIssueRequests(issuer, issuerHead)) {
+            if (!mayIssueRequests(issuer, issuerHead, allowAwaitingDevice)) {
               throw new ProtocolRejection(
                 'unknown-key',
-                `${claimed.iss} may not sign requests (unlinked or unknown)`,
+                `${claimed.iss} may not sign requests (unlinked, unknown or awaiting confirmation)`,
               );
             }
             if (!key || !canVerifySignatures(key, nowDate)) {

@@ -72,6 +72,10 @@ const pathParameters: Readonly<Record<string, Json>> = {
   auth_request: { description: 'An authorization request id (a UUID)', schema: { type: 'string' } },
   kid: { description: 'A key id (docs/protocol.md#key-ids)', schema: { type: 'string' } },
   code: { description: 'A linking code', schema: { type: 'string', pattern: '^[A-Z0-9]{7,16}$' } },
+  device_id: {
+    description: 'The id of a device waiting for confirmation (a UUID)',
+    schema: { type: 'string' },
+  },
 };
 
 const jweDescription = `A compact JWE (${keyManagementAlgorithms.join(' or ')}, ${contentEncryptionAlgorithm})`;

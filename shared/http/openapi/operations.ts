@@ -488,7 +488,7 @@ export const operations: Readonly<Record<RouteKey, OperationDoc>> = {
   'POST /device/v3/link': {
     summary: 'A device links itself',
     description:
-      'Plain JSON over TLS: the device has no key registered yet. It registers its public key, with which it signs every later request; the directory gets a device link completion webhook. Failed links are limited per address, per directory (with its SDK keys) and per code: HTTP-429 with a Retry-After past a limit.',
+      "Plain JSON over TLS: the device has no key registered yet. It registers its public key, with which it signs every later request; the directory gets a device link completion webhook. A further device of a user who has a linked device awaits that device's confirmation (status awaiting-confirmation) and the webhook comes then; one linked soon after an application unlinked the user's linked devices cools off (answers_from). Failed links are limited per address, per directory (with its SDK keys) and per code: HTTP-429 with a Retry-After past a limit.",
     subject: 'unsigned',
     body: 'LinkDeviceBody',
     answers: [created('DeviceLinked', 'Linked')],
@@ -545,6 +545,32 @@ export const operations: Readonly<Record<RouteKey, OperationDoc>> = {
     answers: [done()],
     errors: ['HTTP-404'],
     see: 'device-api',
+  },
+  'GET /device/v3/link': {
+    summary: "How this device's link stands",
+    description:
+      'Linked (with answers_from while it cools off), awaiting confirmation, or expired. A device awaiting confirmation may sign this request and DELETE /device/v3/link, nothing else.',
+    subject: 'dev',
+    answers: [ok('LinkState')],
+    errors: ['HTTP-404'],
+    see: 'device-confirmation',
+  },
+  'GET /device/v3/link-requests': {
+    summary: "The user's new devices waiting for this device to confirm them",
+    description: 'Empty for a device that may not confirm (one still cooling off).',
+    subject: 'dev',
+    answers: [ok(list('LinkRequest'))],
+    see: 'device-confirmation',
+  },
+  'POST /device/v3/link-requests/{device_id}': {
+    summary: 'Approve or refuse a new device',
+    description:
+      'Approved, the new device is linked and the directory gets its device link completion webhook; refused, it is gone with its key. Only a linked device that may answer for the user decides (HTTP-403 while it cools off); a device that no longer waits is 404, one whose wait ended 408.',
+    subject: 'dev',
+    body: 'AnswerLinkRequestBody',
+    answers: [done()],
+    errors: ['ARG-001', 'HTTP-403', 'HTTP-404', 'HTTP-408'],
+    see: 'device-confirmation',
   },
   'DELETE /device/v3/link': {
     summary: 'The device unlinks itself',

@@ -11,6 +11,7 @@ import { listAuditRecordsBody } from '#shared/http/schemas/audit';
 import { displayName, flag, httpUrl, isoDate, uuid } from '#shared/http/schemas/common';
 import {
   endDeviceSessionBody,
+  answerLinkRequestBody,
   linkDeviceBody,
   startDeviceLinkBody,
   unlinkDeviceBody,
@@ -179,6 +180,10 @@ export const requestBodies = {
     notes: { ttl: 'Seconds the linking code stays valid; 300 when absent.' },
   },
   UnlinkDeviceBody: { schema: unlinkDeviceBody },
+  AnswerLinkRequestBody: {
+    schema: answerLinkRequestBody,
+    notes: { approve: 'true links the new device; false refuses it, and it is gone.' },
+  },
   IdentifierBody: { schema: identifierBody },
   LinkDeviceBody: {
     schema: linkDeviceBody,

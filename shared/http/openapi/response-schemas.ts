@@ -10,6 +10,7 @@ import type { V1ErrorBody } from '#shared/protocol/legacy-packages';
 import type { AuthorizationResponse } from '#shared/use-cases/auth-request-outcomes';
 import type { CreatedAuthRequest } from '#shared/use-cases/create-auth-request';
 import type { PendingAuthRequestView } from '#shared/use-cases/device-auth-requests';
+import type { LinkRequestView, LinkStateView } from '#shared/use-cases/device-confirmation';
 import type { listDevices, StartedLink } from '#shared/use-cases/devices';
 import type { EntityKeyView } from '#shared/use-cases/entity-keys';
 import type { linkDevice } from '#shared/use-cases/link-device';
@@ -288,8 +289,44 @@ export const responseSchemas = {
     "The device's push settings (docs/protocol.md#push)",
   ),
   DeviceLinked: object<Awaited<ReturnType<typeof linkDevice>>>(
-    { device_id: uuid, directory_id: uuid },
-    'docs/protocol.md#device-api',
+    {
+      device_id: uuid,
+      directory_id: uuid,
+      status: {
+        type: 'string',
+        enum: ['awaiting-confirmation'],
+        description: "Present when one of the user's linked devices must confirm this one first",
+      },
+      expires: { ...dateTime, description: 'Until when it may be confirmed, with status' },
+      answers_from: {
+        ...dateTime,
+        description: 'Present while the device cools off after an unlink: it answers nothing before then',
+      },
+    },
+    'docs/protocol.md#device-confirmation',
+    ['status', 'expires', 'answers_from'],
+  ),
+  LinkState: object<LinkStateView>(
+    {
+      device_id: uuid,
+      directory_id: uuid,
+      status: { type: 'string', enum: ['linked', 'awaiting-confirmation', 'expired'] },
+      expires: { ...dateTime, description: 'Until when a link awaiting confirmation may be confirmed' },
+      answers_from: { ...dateTime, description: 'While the device cools off: when it may start answering' },
+    },
+    "How the device's link stands (docs/protocol.md#device-confirmation)",
+    ['expires', 'answers_from'],
+  ),
+  LinkRequest: object<LinkRequestView>(
+    {
+      device_id: uuid,
+      name: nullable(text()),
+      type: nullable(text()),
+      directory: object<LinkRequestView['directory']>({ id: uuid, name: text() }),
+      requested: dateTime,
+      expires: dateTime,
+    },
+    'A new device of the user waiting for confirmation (docs/protocol.md#device-confirmation)',
   ),
   PendingAuthRequest: object<PendingAuthRequestView>(
     {

@@ -89,3 +89,6 @@ export const registerPushBody = v.pipe(
 
 /** PUT /device/v3/passkey: the registration, over the challenge POST /device/v3/passkey/options gave. */
 export const registerPasskeyBody = v.strictObject({ registration: passkeyRegistration });
+
+/** An existing device's answer to a new device's link request: approve, or refuse. */
+export const answerLinkRequestBody = v.strictObject({ approve: v.boolean('must be true or false') });

@@ -217,6 +217,9 @@ describe('who may sign as a device', () => {
       'GET /device/v3/sessions',
       'DELETE /device/v3/sessions',
       'DELETE /device/v3/link',
+      'GET /device/v3/link',
+      'GET /device/v3/link-requests',
+      'POST /device/v3/link-requests/{device_id}',
       'GET /device/v3/push',
       'PUT /device/v3/push',
       'DELETE /device/v3/push',
@@ -245,6 +248,7 @@ describe('who may sign as a device', () => {
     const bodies: Readonly<Record<string, object>> = {
       'POST /device/v3/auths/{auth_request}': sealed,
       'DELETE /device/v3/sessions': { service_id: scene.serviceId },
+      'POST /device/v3/link-requests/{device_id}': { approve: true },
     };
     const impostors = {
       organization: scene.organization.client,
@@ -256,10 +260,16 @@ describe('who may sign as a device', () => {
       for (const route of deviceRoutes) {
         const body = bodies[`${route.method} ${route.path}`];
         const refused = await refusedWith(
-          client.call(route.method, route.path.replace('{auth_request}', created.auth_request), {
-            subject: `dev:${device.state.deviceId}`,
-            ...(body ? { body } : {}),
-          }),
+          client.call(
+            route.method,
+            route.path
+              .replace('{auth_request}', created.auth_request)
+              .replace('{device_id}', device.state.deviceId),
+            {
+              subject: `dev:${device.state.deviceId}`,
+              ...(body ? { body } : {}),
+            },
+          ),
         );
         answers.push(`${who} ${route.method} ${route.path}: ${refused.status}`);
       }

@@ -49,6 +49,8 @@ describe('the lock after a fraud denial', () => {
       fraud_lock: '900',
       web_linking: 'on',
       proven_factors: 'off',
+      device_confirmation: 'on',
+      cooling_off: '259200',
     });
     const device = await scene.linkDevice('walt');
     // A denial that is not fraud locks nobody.

@@ -90,6 +90,8 @@ describe('the rate limit per user', () => {
         fraud_lock: 'off',
         web_linking: 'on',
         proven_factors: 'off',
+        device_confirmation: 'on',
+        cooling_off: '259200',
       },
     );
     expect((await readDirectory()).body).toEqual(before);

@@ -1,7 +1,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineClientConfig } from '#infra/local/engines';
-import type { Authenticator } from '#shared/authenticator/authenticator';
+import { type Authenticator, linkAuthenticator } from '#shared/authenticator/authenticator';
 import { ApiRequestError } from '#shared/client/errors';
 import {
   type DeadLetter,
@@ -348,5 +348,28 @@ describe('the push worker', () => {
       );
       expect(push.payload.body).toBe('Expired');
     }
+  });
+});
+
+describe('a new device of the user', () => {
+  it('is announced to the devices that may confirm it, with a visible line that names neither', async () => {
+    expect((await register(phone, receiver.subscribe('phone-link'))).status).toBe(204);
+    const started = await scene.organization.client.call<{ code: string }>('POST', '/directory/v3/devices', {
+      subject: `dir:${scene.directoryId}`,
+      body: { identifier: 'alice' },
+    });
+    const joining = await linkAuthenticator({ baseUrl: runtime.baseUrl, code: started.body?.code as string });
+    const push = await receiver.waitFor(
+      (each) => each.subscription === 'phone-link' && each.payload.device_id === joining.deviceId,
+    );
+    expect(push.payload).toEqual({
+      type: 'device_link_request',
+      device_id: joining.deviceId,
+      title: 'A new device wants to join',
+      body: 'Approve or refuse it in the app',
+      tag: joining.deviceId,
+    });
+    expect(push.headers.urgency).toBe('high');
+    await phone.answerLinkRequest(joining.deviceId, false);
   });
 });

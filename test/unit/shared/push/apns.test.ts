@@ -9,7 +9,7 @@ import {
 } from '#shared/domain/apns-credentials';
 import { type ApnsOptions, type ApnsProvider, apnsProvider } from '#shared/push/apns';
 import type { ApnsChannel } from '#shared/push/channel';
-import type { PushNotification } from '#shared/push/provider';
+import type { AuthRequestNotification } from '#shared/push/provider';
 import { type ApnsServer, apnsFixture, startApnsServer, testTokenKey } from '#test/support/apns-server';
 
 let server: ApnsServer;
@@ -52,14 +52,14 @@ function channel(environment: ApnsChannel['environment'] = 'production'): ApnsCh
   };
 }
 
-const prompt = (ttlSeconds = 120): PushNotification => ({
+const prompt = (ttlSeconds = 120): AuthRequestNotification => ({
   kind: 'prompt',
   authRequestId: randomUUID(),
   title: 'Example Bank',
   body: 'Approve the sign-in?',
   ttlSeconds,
 });
-const ended = (): PushNotification => ({
+const ended = (): AuthRequestNotification => ({
   kind: 'ended',
   authRequestId: randomUUID(),
   title: 'Example Bank',

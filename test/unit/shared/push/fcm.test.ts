@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type FcmServiceAccount, parseAndroidKey } from '#shared/domain/android-key';
 import type { FcmChannel } from '#shared/push/channel';
 import { fcmProvider } from '#shared/push/fcm';
-import type { PushNotification } from '#shared/push/provider';
+import type { AuthRequestNotification } from '#shared/push/provider';
 import { type FcmServer, startFcmServer } from '#test/support/fcm-server';
 import { makeServiceAccount, type TestServiceAccount } from '#test/support/service-account';
 
@@ -38,14 +38,14 @@ const channel = (token = `reg-${randomUUID()}`): FcmChannel => ({
 });
 
 const requestId = 'b3a1c2d4-0000-4000-8000-00000000abcd';
-const prompt: PushNotification = {
+const prompt: AuthRequestNotification = {
   kind: 'prompt',
   authRequestId: requestId,
   title: 'Acme wants you to sign in',
   body: 'Approve or deny in the app',
   ttlSeconds: 299.7,
 };
-const ended: PushNotification = {
+const ended: AuthRequestNotification = {
   kind: 'ended',
   authRequestId: requestId,
   title: 'Answered elsewhere',
