@@ -1133,7 +1133,7 @@ async function setUpFixture(): Promise<Fixture> {
     },
   });
   // Every row asks the one fixture user, far more often than the per-user limit lets anyone ask a person.
-  const { updateDirectorySettings } = await import('#shared/use-cases/push-fatigue');
+  const { updateDirectorySettings } = await import('#shared/use-cases/directory-settings');
   await updateDirectorySettings(tenant.directoryId, { rateLimit: '10000/60' });
   const identifier = wide(256);
   const authenticator = await tenant.linkUser(identifier);
