@@ -92,7 +92,7 @@ function unsigned(method: HttpMethod, path: string, handler: string, access: Acc
 /** Operations that announce what they did through the webhook queue. */
 const publishes: Access = { webhookQueue: true };
 
-/** Operations that start or end an auth request, which the user's devices hear about through the push queue. */
+/** Operations the user's devices hear about through the push queue: an auth request, a link, an unlink. */
 const pushes: Access = { pushQueue: true };
 
 /** Operations that compute user hashes, seal or open secrets, or make passkey challenges with the hash key. */
@@ -253,7 +253,10 @@ export const httpRoutes: readonly HttpRoute[] = [
     table([], ['organization', 'directory', 'userHead', 'linkCode']),
   ),
   signed('POST', '/directory/v3/devices/list', 'directory/list-devices'),
-  signed('DELETE', '/directory/v3/devices', 'directory/unlink-device', table([], ['directory', 'device'])),
+  signed('DELETE', '/directory/v3/devices', 'directory/unlink-device', {
+    ...table([], ['directory', 'device']),
+    ...pushes,
+  }),
   signed('POST', '/directory/v3/sessions/list', 'directory/list-sessions'),
   signed('DELETE', '/directory/v3/sessions', 'directory/end-sessions', table([], ['directory'])),
   signed('POST', '/directory/v3/totp', 'directory/generate-totp', {

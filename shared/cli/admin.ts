@@ -484,7 +484,7 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
     }
     case 'directory settings': {
       if (!values.directory) fail('directory settings needs --directory.');
-      const { updateDirectorySettings } = await import('#shared/use-cases/push-fatigue');
+      const { updateDirectorySettings } = await import('#shared/use-cases/directory-settings');
       return {
         ...(await updateDirectorySettings(
           values.directory,
@@ -540,12 +540,12 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
     }
     case 'locks list': {
       if (!values.directory) fail('locks list needs --directory.');
-      const { listLockedUsers } = await import('#shared/use-cases/push-fatigue');
+      const { listLockedUsers } = await import('#shared/use-cases/directory-settings');
       return listLockedUsers(values.directory, new Date());
     }
     case 'locks clear': {
       if (!values.directory || values.user === undefined) fail('locks clear needs --directory and --user.');
-      const { unlockUser } = await import('#shared/use-cases/push-fatigue');
+      const { unlockUser } = await import('#shared/use-cases/directory-settings');
       await unlockUser(values.directory, values.user, operatorName());
       return { directory_id: values.directory, identifier: values.user, locked: false };
     }

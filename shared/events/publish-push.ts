@@ -4,6 +4,7 @@ import { queueClient } from '#shared/events/queue-client';
 import { queuedPushBody } from '#shared/events/push-event';
 import { logger } from '#shared/log';
 import { countMetric } from '#shared/metrics';
+import type { PushChannel } from '#shared/push/channel';
 
 /** SQS delays a message at most 15 minutes; an auth request lives at most 10. */
 const maxDelaySeconds = 900;
@@ -41,6 +42,28 @@ export async function publishLinkRequest(
     {
       Id: 'link-request',
       MessageBody: queuedPushBody({ kind: 'link-request', ...key, linkingDeviceId }),
+    },
+  ]);
+}
+
+/**
+ * Tells the push worker the directory is unlinking a device: published before the device and its channel go, with
+ * that channel, so that the device still shows it was removed. Never fails the unlink.
+ */
+export async function publishUnlinked(
+  key: { directoryId: string; identifier: string },
+  unlinkedDeviceId: string,
+  channel: PushChannel | undefined,
+): Promise<void> {
+  await send('unlinked', [
+    {
+      Id: 'unlinked',
+      MessageBody: queuedPushBody({
+        kind: 'unlinked',
+        ...key,
+        unlinkedDeviceId,
+        ...(channel ? { channel } : {}),
+      }),
     },
   ]);
 }

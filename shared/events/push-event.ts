@@ -1,6 +1,28 @@
 import * as v from 'valibot';
 
 /**
+ * A device's channel as its record holds it, carried only by an unlink's message: the device is gone when the worker
+ * runs. The queue is encrypted at rest and only the push worker receives from it, so the channel is no more exposed
+ * there than in the table, and the message is deleted once delivered.
+ */
+const pushChannelSchema = v.variant('type', [
+  v.object({
+    type: v.literal('webpush'),
+    endpoint: v.string(),
+    p256dh: v.string(),
+    auth: v.string(),
+    registered: v.string(),
+  }),
+  v.object({
+    type: v.literal('apns'),
+    token: v.string(),
+    environment: v.picklist(['production', 'sandbox']),
+    registered: v.string(),
+  }),
+  v.object({ type: v.literal('fcm'), token: v.string(), registered: v.string() }),
+]);
+
+/**
  * A small message on the push queue. It names the auth request and what happened to it; the worker loads current
  * state, finds the devices that have a channel and pushes to each. A message that names a device is a retry for that
  * device alone (docs/protocol.md#push).
@@ -18,6 +40,18 @@ const pushEventSchema = v.variant('kind', [
     directoryId: v.string(),
     identifier: v.string(),
     linkingDeviceId: v.string(),
+    deviceId: v.optional(v.string()),
+  }),
+  v.object({
+    /**
+     * The directory unlinked a device: it is told, through the channel it had (carried here, since the device is gone
+     * by delivery time), and so are the user's other devices.
+     */
+    kind: v.literal('unlinked'),
+    directoryId: v.string(),
+    identifier: v.string(),
+    unlinkedDeviceId: v.string(),
+    channel: v.optional(pushChannelSchema),
     deviceId: v.optional(v.string()),
   }),
 ]);
@@ -58,7 +92,9 @@ export function describePushEvent(event: PushEvent): Record<string, string> {
     kind: event.kind,
     ...(event.kind === 'link-request'
       ? { directoryId: event.directoryId, linkingDeviceId: event.linkingDeviceId }
-      : { authRequestId: event.authRequestId }),
+      : event.kind === 'unlinked'
+        ? { directoryId: event.directoryId, unlinkedDeviceId: event.unlinkedDeviceId }
+        : { authRequestId: event.authRequestId }),
     ...(event.deviceId ? { deviceId: event.deviceId } : {}),
   };
 }

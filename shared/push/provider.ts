@@ -4,7 +4,7 @@ import type { PushChannel } from '#shared/push/channel';
  * What a push says. Lock screens are public: a title and a line the service chose (or the service's name and a
  * default line), the request's id so the app can fetch it, nothing else about the user or the request.
  */
-export type PushNotification = AuthRequestNotification | LinkRequestNotification;
+export type PushNotification = AuthRequestNotification | LinkRequestNotification | UnlinkedNotification;
 
 interface ShownPush {
   readonly title: string;
@@ -27,6 +27,16 @@ export interface LinkRequestNotification extends ShownPush {
 }
 
 /**
+ * A device of the user was unlinked by the directory: the device itself is told before its channel goes, the user's
+ * other devices that one was removed. Always shown.
+ */
+export interface UnlinkedNotification extends ShownPush {
+  readonly kind: 'unlinked';
+  /** The unlinked device's id: never shown, it names what the push collapses on. */
+  readonly deviceId: string;
+}
+
+/**
  * What a push is about, as every provider's payload names it beside its text, and the id its pushes collapse on: the
  * request's, or the new device's.
  */
@@ -34,6 +44,11 @@ export function pushAbout(notification: PushNotification): {
   readonly fields: Readonly<Record<string, string>>;
   readonly collapseId: string;
 } {
+  if (notification.kind === 'unlinked')
+    return {
+      fields: { type: 'device_unlinked', device_id: notification.deviceId },
+      collapseId: notification.deviceId,
+    };
   if (notification.kind === 'link-request')
     return {
       fields: { type: 'device_link_request', device_id: notification.deviceId },

@@ -16,6 +16,7 @@ import {
   serviceSkeletonClaimKey,
 } from '#shared/store/keys';
 import { claimName, releaseName } from '#shared/store/name-claims';
+import { serviceFromHead } from '#shared/store/service-heads';
 import { updateExpression } from '#shared/store/update-expression';
 
 /**
@@ -123,12 +124,6 @@ export async function getServices(
   return found;
 }
 
-/** The services' heads by id, whoever owns them (for showing sessions). */
-export async function getServiceHeads(serviceIds: readonly string[]): Promise<Map<string, Service>> {
-  const heads = await batchGetAll([...new Set(serviceIds)].map((id) => entityHeadKey(serviceEntity(id))));
-  return new Map(heads.map((head) => [head.id as string, serviceFromHead(head)]));
-}
-
 const serviceAttributes: Readonly<Record<keyof ServiceChanges, string>> = {
   name: 'name',
   description: 'description',
@@ -201,11 +196,6 @@ export async function setServicePolicy(
   return (await updateHead(serviceId, update)) !== undefined;
 }
 
-/** The stored policy on a service's head, if any. */
-export function servicePolicyOf(head: HeadItem): Record<string, unknown> | undefined {
-  return head.policy as Record<string, unknown> | undefined;
-}
-
 async function updateHead(
   serviceId: string,
   update: ReturnType<typeof updateExpression>,
@@ -257,22 +247,5 @@ function toItem(service: Service): Record<string, unknown> {
     ...(service.description === null ? {} : { description: service.description }),
     ...(service.icon === null ? {} : { icon: service.icon }),
     ...(service.callbackUrl === null ? {} : { callbackUrl: service.callbackUrl }),
-  };
-}
-
-/** A service from its head or its listing copy: both carry the same fields. */
-export function serviceFromHead(item: HeadItem): Service {
-  const directoryId = item.directoryId as string | undefined;
-  const organizationId = item.organizationId as string;
-  return {
-    id: item.id as string,
-    name: item.name as string,
-    description: (item.description as string | undefined) ?? null,
-    icon: (item.icon as string | undefined) ?? null,
-    callbackUrl: (item.callbackUrl as string | undefined) ?? null,
-    active: item.active as boolean,
-    created: item.created as string,
-    owner: directoryId === undefined ? { type: 'org', id: organizationId } : { type: 'dir', id: directoryId },
-    organizationId,
   };
 }

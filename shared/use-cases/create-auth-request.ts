@@ -21,7 +21,7 @@ import { formatEntity, sameEntity } from '#shared/protocol/entity';
 import { publicKeyPem } from '#shared/protocol/pem';
 import { getAuthRequest, newAuthRequestWrite } from '#shared/store/auth-requests';
 import { listEntityKeys } from '#shared/store/entity-keys';
-import { servicePolicyOf } from '#shared/store/services';
+import { servicePolicyOf } from '#shared/store/service-heads';
 import { claimPendingSlotWrite, getUser } from '#shared/store/users';
 import { writeTogether } from '#shared/store/write-together';
 import { isoSeconds } from '#shared/time';

@@ -35,7 +35,7 @@ const endedBodies = {
   void: 'Cancelled',
 } as const;
 
-type AuthRequestPushEvent = Exclude<PushEvent, { kind: 'link-request' }>;
+type AuthRequestPushEvent = Exclude<PushEvent, { kind: 'link-request' | 'unlinked' }>;
 
 function notificationFor(
   event: AuthRequestPushEvent,
@@ -73,6 +73,7 @@ export async function deliverPush(
   const now = options.now ?? new Date();
   const nowSeconds = Math.floor(now.getTime() / 1000);
   if (event.kind === 'link-request') return deliverLinkRequest(event, settings, nowSeconds, options);
+  if (event.kind === 'unlinked') return deliverUnlinked(event, settings, options);
   const auth = await getAuthRequest(event.authRequestId);
   if (!auth) return { outcome: 'nothing', why: 'no such auth request' };
   const state = authRequestState(auth, nowSeconds);
@@ -165,6 +166,76 @@ async function deliverLinkRequest(
         deviceId: device.id,
         channel: device.push.type,
         destination: describeChannel(device.push),
+      };
+    }),
+  );
+  return { outcome: 'attempted', attempts };
+}
+
+/** What an unlink's pushes show: no names or ids, lock screens are public. */
+export const unlinkedPush = {
+  /** To the device that was unlinked. */
+  removed: {
+    title: 'This device was removed',
+    body: 'If you did not do this, contact your administrator.',
+  },
+  /** To the user's other devices. */
+  other: {
+    title: 'A device was removed from your account',
+    body: 'If you did not do this, contact your administrator.',
+  },
+};
+
+/** Long enough for a phone that is off for a day, and then gone. */
+const unlinkedTtlSeconds = 24 * 3600;
+
+/**
+ * The directory unlinked a device: the device is told through the channel the event carries (its record may be gone
+ * already), the user's other linked devices with a channel through theirs. A retry names one of them. Not recorded
+ * per device: a redelivered message shows the same line once more.
+ */
+async function deliverUnlinked(
+  event: Extract<PushEvent, { kind: 'unlinked' }>,
+  settings: PushWorkerSettings,
+  options: { resolve?: Resolver; providers?: ProviderFor },
+): Promise<PushDelivery> {
+  const key = { directoryId: event.directoryId, identifier: event.identifier };
+  const user = await getUser(key);
+  const targets: { id: string; push: PushChannel; text: typeof unlinkedPush.removed; own: boolean }[] = [
+    ...(event.channel
+      ? [{ id: event.unlinkedDeviceId, push: event.channel, text: unlinkedPush.removed, own: true }]
+      : []),
+    ...(user?.devices ?? []).flatMap((device) =>
+      device.push !== undefined &&
+      device.status === DeviceStatus.linked &&
+      device.id !== event.unlinkedDeviceId
+        ? [{ id: device.id, push: device.push, text: unlinkedPush.other, own: false }]
+        : [],
+    ),
+  ].filter((target) => event.deviceId === undefined || target.id === event.deviceId);
+  if (targets.length === 0) return { outcome: 'nothing', why: 'no device with a push channel' };
+  const providerFor = options.providers ?? pushProviders(event.directoryId, settings, options.resolve);
+  const attempts = await Promise.all(
+    targets.map(async (target): Promise<DeviceAttempt> => {
+      const notification: PushNotification = {
+        kind: 'unlinked',
+        deviceId: event.unlinkedDeviceId,
+        ...target.text,
+        ttlSeconds: unlinkedTtlSeconds,
+      };
+      const provider = await providerFor(target.push);
+      const result: PushResult =
+        typeof provider === 'string'
+          ? { outcome: 'failed', reason: provider }
+          : await provider.send(target.push, notification);
+      // The unlinked device's channel left with it.
+      if (result.outcome === 'gone' && !target.own)
+        await removeDevicePushChannel(key, target.id, target.push);
+      return {
+        ...result,
+        deviceId: target.id,
+        channel: target.push.type,
+        destination: describeChannel(target.push),
       };
     }),
   );

@@ -2,6 +2,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { maxDevicesPerUser } from '#shared/domain/limits';
 import { DeviceStatus, expiredLinks, type UserDevice, type UserKey } from '#shared/domain/user';
 import { invalidArgument, notFound } from '#shared/errors';
+import { publishUnlinked } from '#shared/events/publish-push';
 import type { ApiIdentity } from '#shared/protocol/dialect';
 import { deleteEntityHead } from '#shared/store/heads';
 import { type LinkCode, putLinkCode } from '#shared/store/link-codes';
@@ -127,7 +128,8 @@ export async function listDevices(directoryId: string, identifier: string) {
 /**
  * DELETE /directory/v3/devices, and a device unlinking itself: gone from the list, and unable to sign at once. An
  * application's unlink of a linked device (`unlinkedAt`) starts the user's cooling-off for new devices
- * (docs/protocol.md#device-confirmation); a device's own unlink, which only the device's key can sign, does not.
+ * (docs/protocol.md#device-confirmation) and tells the device, and the user's other devices, through the push queue;
+ * a device's own unlink, which only the device's key can sign, does neither.
  */
 export async function unlinkDevice(
   directoryId: string,
@@ -136,6 +138,12 @@ export async function unlinkDevice(
   unlinkedAt?: Date,
 ): Promise<void> {
   const at = unlinkedAt && Math.floor(unlinkedAt.getTime() / 1000);
+  if (at !== undefined) {
+    // Before the device goes, with its channel: a stolen application key's unlink is seen on the device it removed.
+    const device = (await getUser({ directoryId, identifier }))?.devices.find((one) => one.id === deviceId);
+    if (device?.status === DeviceStatus.linked)
+      await publishUnlinked({ directoryId, identifier }, deviceId, device.push);
+  }
   if (!(await removeUserDevice({ directoryId, identifier }, deviceId, at))) {
     throw notFound('There is no such device for this user');
   }

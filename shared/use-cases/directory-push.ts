@@ -5,7 +5,7 @@ import {
   openPushCredentials,
   sealPushCredentials,
 } from '#shared/use-cases/push-credentials';
-import { requireDirectoryHead } from '#shared/use-cases/push-fatigue';
+import { requireDirectoryHead } from '#shared/use-cases/directory-settings';
 
 /** What the admin CLI shows of a directory's push credentials: what each can send to, never a key. */
 export interface DirectoryPushView {

@@ -7,7 +7,8 @@ import {
 import { ApiError } from '#shared/errors';
 import type { Entity } from '#shared/protocol/entity';
 import { getHead } from '#shared/store/heads';
-import { ownedService, servicePolicyOf, setServicePolicy as storePolicy } from '#shared/store/services';
+import { servicePolicyOf } from '#shared/store/service-heads';
+import { ownedService, setServicePolicy as storePolicy } from '#shared/store/services';
 
 /** The owner's service's head, or SVC-004: the policy endpoints' refusal for a foreign or unknown service (docs/protocol.md#errors). */
 async function ownedServiceHead(owner: Entity, serviceId: string) {

@@ -2,7 +2,7 @@ import { maxSessionsPerUser } from '#shared/domain/limits';
 import type { UserKey, UserSession } from '#shared/domain/user';
 import { invalidArgument, notFound } from '#shared/errors';
 import type { ApiIdentity } from '#shared/protocol/dialect';
-import { getServiceHeads } from '#shared/store/services';
+import { getServiceHeads } from '#shared/store/service-heads';
 import { getUser, putUserSession, removeAllUserSessions, removeUserSession } from '#shared/store/users';
 import { isoSeconds } from '#shared/time';
 import { genericIconUrl } from '#shared/use-cases/services';

@@ -5,7 +5,7 @@ import { openUserPushId } from '#shared/domain/user-identity';
 import { forbidden, invalidArgument, notFound } from '#shared/errors';
 import type { Caller } from '#shared/http/signed-state';
 import type { RequestGuards } from '#shared/store/push-fatigue';
-import { serviceFromHead } from '#shared/store/services';
+import { serviceFromHead } from '#shared/store/service-heads';
 import { findUserDirectories, getDirectoryAndUser, getUserKey } from '#shared/store/users';
 
 export interface ResolvedUser {

@@ -10,7 +10,7 @@ import { getAuthRequest } from '#shared/store/auth-requests';
 import { getDirectory } from '#shared/store/directories';
 import { listEntityKeys } from '#shared/store/entity-keys';
 import { getHead } from '#shared/store/heads';
-import { serviceFromHead } from '#shared/store/services';
+import { serviceFromHead } from '#shared/store/service-heads';
 import { authorizationResponse } from '#shared/use-cases/auth-request-outcomes';
 
 /** A webhook ready to sign and post (docs/protocol.md#webhooks). */

@@ -214,7 +214,7 @@ async function newScene(environment: BenchEnvironment, fetch: typeof globalThis.
   });
   // One user asked flow after flow: far past the per-user limit a person is protected by. Loaded now, as the store
   // reads the bench's environment when it loads.
-  const { updateDirectorySettings } = await import('#shared/use-cases/push-fatigue');
+  const { updateDirectorySettings } = await import('#shared/use-cases/directory-settings');
   await updateDirectorySettings(tenant.directoryId, { rateLimit: '10000/60' });
   const serviceKey = rsaKeyPair();
   await organization.call('POST', '/directory/v3/service/keys', {

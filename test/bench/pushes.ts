@@ -282,7 +282,7 @@ export async function benchPushCreateCost(
       fetch,
     });
     // Loaded now, as the store reads the bench's environment when it loads.
-    const { updateDirectorySettings } = await import('#shared/use-cases/push-fatigue');
+    const { updateDirectorySettings } = await import('#shared/use-cases/directory-settings');
     await updateDirectorySettings(tenant.directoryId, { rateLimit: '10000/60' });
     const username = `bench-push-cost-${randomUUID().slice(0, 8)}`;
     await tenant.linkUser(username);

@@ -910,6 +910,17 @@ function routeTable(fx: Fixture): RouteLimits[] {
       ],
     },
     {
+      method: 'POST',
+      path: '/device/v3/link-requests/{device_id}',
+      schema: 'answerLinkRequestBody',
+      signer: 'device',
+      body: () => ({ approve: false }),
+      // No device waits for this one's confirmation: a well-formed answer is read, and finds nothing to answer.
+      accepted: { status: 404, code: 'HTTP-404' },
+      target: async () => `/device/v3/link-requests/${randomUUID()}`,
+      fields: [],
+    },
+    {
       method: 'PUT',
       path: '/device/v3/passkey',
       schema: 'registerPasskeyBody',
@@ -1122,7 +1133,7 @@ async function setUpFixture(): Promise<Fixture> {
     },
   });
   // Every row asks the one fixture user, far more often than the per-user limit lets anyone ask a person.
-  const { updateDirectorySettings } = await import('#shared/use-cases/push-fatigue');
+  const { updateDirectorySettings } = await import('#shared/use-cases/directory-settings');
   await updateDirectorySettings(tenant.directoryId, { rateLimit: '10000/60' });
   const identifier = wide(256);
   const authenticator = await tenant.linkUser(identifier);
@@ -1282,7 +1293,8 @@ async function sendBody(
   const answer = await send(route, path, body);
   if (answer.status < 300) await route.after?.(answer);
   // A request that was never answered holds the user's slot: free it for the next row.
-  if (route.target && answer.status >= 300) await cancel(path.split('/').pop() as string);
+  if (route.target && path.startsWith('/device/v3/auths/') && answer.status >= 300)
+    await cancel(path.split('/').pop() as string);
   return answer;
 }
 

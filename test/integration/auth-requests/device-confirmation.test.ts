@@ -75,7 +75,7 @@ const statusOf = async (identifier: string, device: Authenticator) =>
   (await devices(identifier)).find((each) => each.id === device.state.deviceId)?.status;
 
 async function settings(changes: { deviceConfirmation?: 'on' | 'off'; coolingOff?: string }) {
-  const { updateDirectorySettings } = await import('#shared/use-cases/push-fatigue');
+  const { updateDirectorySettings } = await import('#shared/use-cases/directory-settings');
   return updateDirectorySettings(scene.directoryId, changes);
 }
 

@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 async function setProvenFactors(value: 'on' | 'off') {
-  const { updateDirectorySettings } = await import('#shared/use-cases/push-fatigue');
+  const { updateDirectorySettings } = await import('#shared/use-cases/directory-settings');
   return updateDirectorySettings(scene.directoryId, { provenFactors: value });
 }
 
@@ -57,7 +57,7 @@ const sealed = { auth_jwe: `h.k.i.${'c'.repeat(40)}.t` };
 
 describe('factors proven to the service', () => {
   it('is off by default: a device without a passkey answers an inherence request as before', async () => {
-    const { updateDirectorySettings } = await import('#shared/use-cases/push-fatigue');
+    const { updateDirectorySettings } = await import('#shared/use-cases/directory-settings');
     expect((await updateDirectorySettings(scene.directoryId, {})).proven_factors).toBe('off');
     const { client } = await device('prf-off', false);
     const { auth_request } = await scene.ask({ username: 'prf-off', policy: inherencePolicy });

@@ -44,7 +44,7 @@ async function link(code: string, sdkKey?: string) {
 }
 
 const webLinking = async (value: 'on' | 'off') => {
-  const { updateDirectorySettings } = await import('#shared/use-cases/push-fatigue');
+  const { updateDirectorySettings } = await import('#shared/use-cases/directory-settings');
   return updateDirectorySettings(scene.directoryId, { webLinking: value });
 };
 

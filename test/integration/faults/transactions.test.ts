@@ -27,7 +27,7 @@ beforeAll(async () => {
   scene = await newAuthScene(runtime);
   webhooks = await serviceWebhooks(runtime, scene);
   // One request per user a day: a create that was counted though it failed leaves the user unaskable.
-  const { updateDirectorySettings } = await import('#shared/use-cases/push-fatigue');
+  const { updateDirectorySettings } = await import('#shared/use-cases/directory-settings');
   await updateDirectorySettings(scene.directoryId, { rateLimit: '1/86400' });
   const { dynamo } = await import('#shared/store/dynamo');
   injectFaults(dynamo, () => storeFault, 'transactionFault');

@@ -6,11 +6,11 @@ import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { refusal } from '#test/support/tree';
 
 let runtime: TestRuntime;
-let settings: typeof import('#shared/use-cases/push-fatigue');
+let settings: typeof import('#shared/use-cases/directory-settings');
 
 beforeAll(async () => {
   runtime = await startTestRuntime();
-  settings = await import('#shared/use-cases/push-fatigue');
+  settings = await import('#shared/use-cases/directory-settings');
 });
 afterEach(() => {
   vi.useRealTimers();

@@ -121,7 +121,7 @@ describe('number matching', () => {
   });
 
   it('takes a denial as fraud without the code: the application reads it as LaunchKey shapes it, and the user is locked', async () => {
-    const settings = await import('#shared/use-cases/push-fatigue');
+    const settings = await import('#shared/use-cases/directory-settings');
     const fraudScene = await newAuthScene(runtime);
     await settings.updateDirectorySettings(fraudScene.directoryId, { fraudLock: '900' });
     const hooks = await serviceWebhooks(runtime, fraudScene);

@@ -5,12 +5,12 @@ import { refusal } from '#test/support/tree';
 
 let runtime: TestRuntime;
 let scene: AuthScene;
-let settings: typeof import('#shared/use-cases/push-fatigue');
+let settings: typeof import('#shared/use-cases/directory-settings');
 
 beforeAll(async () => {
   runtime = await startTestRuntime();
   scene = await newAuthScene(runtime);
-  settings = await import('#shared/use-cases/push-fatigue');
+  settings = await import('#shared/use-cases/directory-settings');
 });
 afterEach(() => {
   vi.useRealTimers();

@@ -2,7 +2,8 @@
 export type PushMessage = AuthRequestMessage | LinkRequestMessage;
 
 interface AuthRequestMessage {
-  readonly type: 'auth_request' | 'auth_request_ended';
+  readonly type: 'auth_request' | 'auth_request_ended' | 'device_unlinked';
+  /** Empty for a push about no request. */
   readonly auth_request: string;
   readonly title: string;
   readonly body: string;
@@ -41,6 +42,15 @@ export function parsePushMessage(payload: string | undefined): PushMessage | und
   }
   if (typeof value !== 'object' || value === null) return undefined;
   const { type, auth_request, device_id, title, body, tag } = value as Record<string, unknown>;
+  // A device the directory unlinked: shown as it came, under one tag, about no request.
+  if (type === 'device_unlinked' && typeof title === 'string' && typeof body === 'string')
+    return {
+      type,
+      auth_request: '',
+      title: title.slice(0, maxText),
+      body: body.slice(0, maxText),
+      tag: 'unlinked',
+    };
   if (type === 'device_link_request') {
     if (typeof device_id !== 'string' || !device_id) return undefined;
     return {

@@ -100,7 +100,7 @@ async function showPush(message: PushMessage | undefined): Promise<void> {
       tag: shown.tag,
       data: { auth_request: request, type: shown.type },
       icon: new URL(APP_SHELL.icon, scopeUrl).href,
-      requireInteraction: shown.type !== 'auth_request_ended',
+      requireInteraction: shown.type === 'auth_request' || shown.type === 'device_link_request',
     })
     .catch(() => undefined);
   const pages = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
