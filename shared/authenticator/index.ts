@@ -6,6 +6,8 @@ export {
   type AnsweredRequest,
   Authenticator,
   type LinkOptions,
+  type LinkRequestView,
+  type LinkStateView,
   linkAuthenticator,
   type PendingAuthRequestView,
   parseQrCodeUrl,

@@ -52,8 +52,10 @@ export async function launchBrowser(): Promise<Browser> {
   }
 }
 
-/** A page with a phone's viewport, its console errors and failed requests collected for the test to check. */
-export async function phonePage(browser: Browser): Promise<{ page: Page; problems: string[] }> {
+/** A page with a phone's viewport (in the browser, or one of its contexts: another phone), its console errors and failed requests collected for the test to check. */
+export async function phonePage(
+  browser: Pick<Browser, 'newPage'> | { newPage(): Promise<Page> },
+): Promise<{ page: Page; problems: string[] }> {
   const page = await browser.newPage();
   await page.setViewport(phoneViewport);
   const problems: string[] = [];

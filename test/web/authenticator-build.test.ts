@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webPushPayload } from '#shared/push/web-push';
 import { parsePushMessage } from '#web/authenticator/sw/push-message';
 import {
   type BuildReport,
@@ -146,6 +147,27 @@ describe("the service worker's push message", () => {
       ...message,
       type: 'auth_request_ended',
     });
+  });
+
+  it("reads a link request's push, the line the service chose or its own", () => {
+    const deviceId = 'b1b2c3d4-0000-4000-8000-000000000000';
+    // The service's line (shared/use-cases/deliver-push.ts), which loads the store and so stays out of this test.
+    const linkRequestPush = { title: 'A new device wants to join', body: 'Approve or refuse it in the app' };
+    const payload = webPushPayload({ kind: 'link-request', deviceId, ttlSeconds: 600, ...linkRequestPush });
+    expect(parsePushMessage(payload)).toEqual({
+      type: 'device_link_request',
+      device_id: deviceId,
+      title: 'A new device wants to join',
+      body: linkRequestPush.body,
+      tag: deviceId,
+    });
+    expect(
+      parsePushMessage(JSON.stringify({ type: 'device_link_request', device_id: deviceId })),
+    ).toMatchObject({
+      title: 'A new device wants to join',
+      tag: deviceId,
+    });
+    expect(parsePushMessage(JSON.stringify({ type: 'device_link_request' }))).toBeUndefined();
   });
 
   it('refuses anything else', () => {

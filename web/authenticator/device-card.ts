@@ -2,17 +2,19 @@ import {
   Authenticator,
   type BrowserAuthenticatorState,
   browserDeviceKeys,
+  type LinkRequestView,
   type PendingAuthRequestView,
 } from '#shared/authenticator/index';
 import { pageFetch } from './answer.ts';
 import type { WebDeviceState } from './device-state.ts';
 import { h, notice } from './dom.ts';
+import { linkRequestCard } from './link-request-card.ts';
 import { requestCard } from './request-card.ts';
 import { indexedDbStateStore } from './state-store.ts';
 import { relative } from './time.ts';
-import { answerProblem } from './words.ts';
+import { answerProblem, coolingOffWords } from './words.ts';
 
-/** One linked device's card: its pending request, its sessions, and unlinking. */
+/** One linked device's card: new devices waiting to join, its pending request, its sessions, and unlinking. */
 export interface DeviceCard {
   readonly element: HTMLElement;
   readonly deviceId: string;
@@ -27,10 +29,29 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
   const device = () =>
     new Authenticator<BrowserAuthenticatorState>(state, { keys: browserDeviceKeys, fetch: pageFetch });
   const outcome = h('div', { 'aria-live': 'polite' });
+  const joining = h('div', { class: 'link-requests' });
   const requests = h('div', { class: 'requests' });
   const sessions = h('ul', { class: 'sessions' });
   const unlinkArea = h('div', { class: 'unlink' });
   let shown: string[] | undefined;
+  let shownJoining: string[] | undefined;
+
+  const renderJoining = (waiting: LinkRequestView[]) => {
+    const ids = waiting.map((request) => request.device_id);
+    if (shownJoining && ids.join() === shownJoining.join()) return;
+    shownJoining = ids;
+    joining.replaceChildren(
+      ...waiting.map((request) =>
+        linkRequestCard(request, {
+          answer: (deviceId, approve) => device().answerLinkRequest(deviceId, approve),
+          async answered(words) {
+            outcome.replaceChildren(notice(words, 'success'));
+            await card.refresh();
+          },
+        }),
+      ),
+    );
+  };
 
   const renderRequests = (pending: PendingAuthRequestView[]) => {
     const ids = pending.map((request) => request.auth_request);
@@ -118,6 +139,9 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
   });
   unlinkArea.append(unlinkButton);
 
+  const answersFrom = state.answersFrom ? new Date(state.answersFrom) : undefined;
+  const coolingOff =
+    answersFrom && answersFrom.getTime() > Date.now() ? notice(coolingOffWords(answersFrom)) : undefined;
   const element = h(
     'section',
     { class: 'card', 'data-device': state.deviceId, 'aria-labelledby': `device-${state.deviceId}` },
@@ -129,7 +153,9 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
       state.passkey ? ' · passkey' : ' · no passkey',
       state.pin ? ' · PIN' : '',
     ),
+    coolingOff,
     outcome,
+    joining,
     h('h3', {}, 'Requests'),
     requests,
     h('h3', {}, 'Signed in to'),
@@ -142,12 +168,19 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
     deviceId: state.deviceId,
     async refresh() {
       try {
-        const [pending, list] = await Promise.all([device().pending(), device().sessions()]);
+        const [waiting, pending, list] = await Promise.all([
+          device().linkRequests(),
+          device().pending(),
+          device().sessions(),
+        ]);
+        renderJoining(waiting);
         renderRequests(pending);
         renderSessions(list);
       } catch (error) {
         requests.replaceChildren(notice(answerProblem(error), 'error'));
         shown = undefined;
+        joining.replaceChildren();
+        shownJoining = undefined;
       }
     },
     shows: (requestId) => shown?.includes(requestId) ?? false,

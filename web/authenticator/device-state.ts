@@ -5,6 +5,13 @@ export interface WebDeviceState extends BrowserAuthenticatorState {
   /** The name the user gave the device when linking, shown on its card. */
   readonly name: string;
   readonly linkedAt: string;
+  /**
+   * Set while the device waits for one of the user's linked devices to allow it: until when it may be allowed. Such a
+   * device may only read how its link stands (docs/protocol.md#device-confirmation).
+   */
+  readonly awaitingUntil?: string;
+  /** When the device may start answering, if it was linked while the user's devices cool off. */
+  readonly answersFrom?: string;
   /** The passkey this device registered: its credential id, which the service also names in each request. */
   readonly passkey?: { readonly id: string };
   /** The PIN as PBKDF2-SHA-256 of a random salt, never the PIN itself. */

@@ -1,11 +1,12 @@
-import { browserDeviceKeys, linkAuthenticator } from '#shared/authenticator/index';
-import { deviceClient } from './answer.ts';
+import { Authenticator, browserDeviceKeys, linkAuthenticator } from '#shared/authenticator/index';
+import { deviceClient, pageFetch } from './answer.ts';
 import { configurationOf, hashPin, pinPattern, type WebDeviceState } from './device-state.ts';
 import { field, h, notice } from './dom.ts';
 import { type CreationOptionsJson, ceremonyProblem, createPasskey } from './passkey.ts';
 import { subscribePush } from './push.ts';
 import { indexedDbStateStore } from './state-store.ts';
-import { linkProblem } from './words.ts';
+import { renderWaiting } from './waiting-screen.ts';
+import { coolingOffWords, linkProblem, waitingWords } from './words.ts';
 
 /** One step of the linking screen: its heading, then what it shows. */
 function step(root: HTMLElement, title: string, ...content: (Node | false | undefined)[]): void {
@@ -15,8 +16,9 @@ function step(root: HTMLElement, title: string, ...content: (Node | false | unde
 }
 
 /**
- * Links this browser from a QR URL's code, then sets up its factors one screen at a time: the passkey, a PIN, and
- * notifications. `done` runs once the user is through (or skipped what is optional).
+ * Links this browser from a QR URL's code, waits for the user's other device to allow it when the user has one, then
+ * sets up its factors one screen at a time: the passkey, a PIN, and notifications. `done` runs once the user is
+ * through (or skipped what is optional), or asks to start again when the link did not come about.
  */
 export function renderLinking(root: HTMLElement, code: string, done: () => void): void {
   const name = field(
@@ -55,10 +57,38 @@ export function renderLinking(root: HTMLElement, code: string, done: () => void)
       keys: browserDeviceKeys,
     });
     const base: WebDeviceState = { ...linked, name: deviceName, linkedAt: new Date().toISOString() };
-    const state: WebDeviceState = { ...base, configuration: configurationOf(base) };
+    const configured: WebDeviceState = { ...base, configuration: configurationOf(base) };
+    const link = await new Authenticator(configured, {
+      keys: browserDeviceKeys,
+      fetch: pageFetch,
+    }).linkState();
+    const state: WebDeviceState =
+      link.status === 'awaiting-confirmation'
+        ? { ...configured, awaitingUntil: link.expires ?? new Date().toISOString() }
+        : link.answers_from
+          ? { ...configured, answersFrom: link.answers_from }
+          : configured;
     await indexedDbStateStore.put(state);
     history.replaceState(null, '', location.pathname);
-    await passkeyStep(state);
+    if (state.awaitingUntil) {
+      renderWaiting(root, state, {
+        linked: (next) => void setUp(next, notice(waitingWords.linked, 'success')),
+        again: done,
+      });
+      return;
+    }
+    await setUp(state);
+  }
+
+  /** The factors' screens, once the device is linked; a device cooling off says from when it answers first. */
+  async function setUp(state: WebDeviceState, said?: HTMLElement): Promise<void> {
+    const answersFrom = state.answersFrom ? new Date(state.answersFrom) : undefined;
+    const cooling =
+      answersFrom && answersFrom.getTime() > Date.now() ? notice(coolingOffWords(answersFrom)) : undefined;
+    const message = said || cooling ? h('div', {}, said, cooling) : undefined;
+    await passkeyStep(state, message).catch((error: unknown) =>
+      root.append(notice(linkProblem(error), 'error')),
+    );
   }
 
   async function passkeyStep(state: WebDeviceState, message?: HTMLElement): Promise<void> {

@@ -9,6 +9,8 @@ import { linkingCode, requestId } from './fragment.ts';
 import { renderLinking } from './link.ts';
 import { renewPush } from './push.ts';
 import { everLinked, forgetLinked, hasKey, indexedDbStateStore } from './state-store.ts';
+import { renderWaiting } from './waiting-screen.ts';
+import { waitingWords } from './words.ts';
 
 const root = document.getElementById('app');
 let cards: DeviceCard[] = [];
@@ -69,6 +71,15 @@ async function render(said?: HTMLElement): Promise<void> {
   }
   const note = await storageNote();
   if (note && usable.length) notes.append(note);
+  // A device still waiting for the user's other device to allow it may sign nothing else: it shows its wait alone.
+  const waiting = usable.find((state) => state.awaitingUntil);
+  const waitingArea = h('div');
+  if (waiting)
+    renderWaiting(waitingArea, waiting, {
+      linked: () => void render(notice(waitingWords.linked, 'success')),
+      again: () => void render(),
+    });
+  const linked = usable.filter((state) => !state.awaitingUntil);
   if (usable.length === 0) {
     body.replaceChildren(
       h('p', { class: 'status', role: 'status' }, 'No device linked yet'),
@@ -77,16 +88,20 @@ async function render(said?: HTMLElement): Promise<void> {
     cards = [];
     return;
   }
-  cards = usable.map((state) =>
+  cards = linked.map((state) =>
     deviceCard(state, () => {
       cards = cards.filter((card) => card.deviceId !== state.deviceId);
       if (cards.length === 0) forgetLinked();
       void render(notice(`“${state.name}” is unlinked. Its keys are deleted from this browser.`, 'success'));
     }),
   );
-  body.replaceChildren(h('div', { class: 'cards' }, ...cards.map((card) => card.element)));
+  body.replaceChildren(
+    ...(waiting ? [waitingArea] : []),
+    h('div', { class: 'cards' }, ...cards.map((card) => card.element)),
+  );
   await refresh();
-  renewPush(usable).catch((error: unknown) =>
+  if (linked.length === 0) return;
+  renewPush(linked).catch((error: unknown) =>
     notes.append(notice(`Notifications could not be renewed (${(error as Error).message}).`, 'error')),
   );
 }

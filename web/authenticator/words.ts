@@ -71,3 +71,49 @@ export function linkProblem(error: unknown): string {
   }
   return `Linking failed: ${(error as Error).message}`;
 }
+
+/** A new device as the person knows it: the name it was given, never its id. */
+export const newDeviceName = (name: string | null): string => name ?? 'an unnamed device';
+
+export const joinWords = {
+  heading: 'A new device wants to join',
+  allowWarning:
+    'Only allow if you are setting up this new device yourself. Once allowed, it can approve sign-ins as you.',
+  allow: 'Allow',
+  confirmAllow: 'Yes, allow it',
+  keepWaiting: 'Not now',
+  refuse: 'Refuse',
+  allowed: (name: string | null) => `Allowed. ${capitalized(newDeviceName(name))} is now linked.`,
+  refused: (name: string | null) => `Refused. ${capitalized(newDeviceName(name))} will not be linked.`,
+} as const;
+
+const capitalized = (text: string): string => (text.startsWith('an ') ? `A${text.slice(1)}` : `“${text}”`);
+
+/** Why a link request could not be answered. */
+export function joinProblem(error: unknown): string {
+  if (unreachable(error)) return 'The service could not be reached. Check your connection and try again.';
+  if (error instanceof ApiRequestError) {
+    if (error.status === 408) return 'This new device waited too long: it will not be linked.';
+    if (error.status === 404) return 'This new device no longer waits: another of your devices answered it.';
+    if (error.status === 403) return 'This device cannot allow new devices yet: it is still cooling off.';
+  }
+  return answerProblem(error);
+}
+
+/** What the new device says while it waits for the user's other device, and how the wait ends. */
+export const waitingWords = {
+  heading: 'Waiting for your other device to allow this one',
+  explain:
+    'You already have a linked device. Open its authenticator: it shows “A new device wants to join”. Allow it there.',
+  expires: (expires: Date) =>
+    `This request ${Date.now() < expires.getTime() ? 'ends' : 'ended'} ${relative(expires)}.`,
+  linked: 'Your other device allowed this one: it is linked.',
+  expired: 'Nobody allowed this device in time, so it is not linked.',
+  refused: 'This device was refused, so it is not linked. Its key is deleted from this browser.',
+  again: 'Start again',
+  againHint: 'To link this browser, ask the application for a new QR code.',
+} as const;
+
+/** A device linked soon after one of the user's devices was unlinked waits before it answers. */
+export const coolingOffWords = (answersFrom: Date): string =>
+  `This device can answer requests from ${answersFrom.toLocaleString()} (${relative(answersFrom)}), since one of your devices was unlinked lately.`;

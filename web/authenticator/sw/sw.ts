@@ -79,7 +79,7 @@ self.addEventListener('push', (event) => {
 });
 
 /**
- * Shows a push under its request's tag, replacing the prompt when the request ends, and tells the open pages, which
+ * Shows a push under its request's (or new device's) tag, replacing the prompt when the request ends, and tells the open pages, which
  * refresh their list (and which the browser tests watch).
  */
 async function showPush(message: PushMessage | undefined): Promise<void> {
@@ -91,14 +91,16 @@ async function showPush(message: PushMessage | undefined): Promise<void> {
     body: 'Open the authenticator to see your requests',
     tag: 'authenticator',
   };
+  // A link request opens the page itself, where its card is: its notification names no request.
+  const request = shown.type === 'device_link_request' ? '' : shown.auth_request;
   // Without notification permission (a headless browser, a user who said no) showing fails; the pages still refresh.
   await self.registration
     .showNotification(shown.title, {
       body: shown.body,
       tag: shown.tag,
-      data: { auth_request: shown.auth_request, type: shown.type },
+      data: { auth_request: request, type: shown.type },
       icon: new URL(APP_SHELL.icon, scopeUrl).href,
-      requireInteraction: shown.type === 'auth_request',
+      requireInteraction: shown.type === 'auth_request' || shown.type === 'device_link_request',
     })
     .catch(() => undefined);
   const pages = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
