@@ -1,5 +1,5 @@
 import { type AuthRequest, authRequestState } from '#shared/domain/auth-request';
-import { answeringDevices, DeviceStatus, type UserDevice } from '#shared/domain/user';
+import { answeringDevices, DeviceStatus, type UserDevice, type UserKey } from '#shared/domain/user';
 import type { PushEvent } from '#shared/events/push-event';
 import { describeChannel, type PushChannel } from '#shared/push/channel';
 import type { PushNotification, PushResult } from '#shared/push/provider';
@@ -154,22 +154,31 @@ async function deliverLinkRequest(
     ttlSeconds: waiting.confirmation.expiresAt - nowSeconds,
   };
   const attempts = await Promise.all(
-    devices.map(async (device): Promise<DeviceAttempt> => {
-      const provider = await providerFor(device.push);
-      const result: PushResult =
-        typeof provider === 'string'
-          ? { outcome: 'failed', reason: provider }
-          : await provider.send(device.push, notification);
-      if (result.outcome === 'gone') await removeDevicePushChannel(key, device.id, device.push);
-      return {
-        ...result,
-        deviceId: device.id,
-        channel: device.push.type,
-        destination: describeChannel(device.push),
-      };
-    }),
+    devices.map((device) => pushToDevice(providerFor, key, device, notification)),
   );
   return { outcome: 'attempted', attempts };
+}
+
+/** One push to one device's channel; a channel its push service says is gone is taken off the device, if asked. */
+async function pushToDevice(
+  providerFor: ProviderFor,
+  key: UserKey,
+  target: { readonly id: string; readonly push: PushChannel },
+  notification: PushNotification,
+  removeGone = true,
+): Promise<DeviceAttempt> {
+  const provider = await providerFor(target.push);
+  const result: PushResult =
+    typeof provider === 'string'
+      ? { outcome: 'failed', reason: provider }
+      : await provider.send(target.push, notification);
+  if (result.outcome === 'gone' && removeGone) await removeDevicePushChannel(key, target.id, target.push);
+  return {
+    ...result,
+    deviceId: target.id,
+    channel: target.push.type,
+    destination: describeChannel(target.push),
+  };
 }
 
 /** What an unlink's pushes show: no names or ids, lock screens are public. */
@@ -223,20 +232,8 @@ async function deliverUnlinked(
         ...target.text,
         ttlSeconds: unlinkedTtlSeconds,
       };
-      const provider = await providerFor(target.push);
-      const result: PushResult =
-        typeof provider === 'string'
-          ? { outcome: 'failed', reason: provider }
-          : await provider.send(target.push, notification);
       // The unlinked device's channel left with it.
-      if (result.outcome === 'gone' && !target.own)
-        await removeDevicePushChannel(key, target.id, target.push);
-      return {
-        ...result,
-        deviceId: target.id,
-        channel: target.push.type,
-        destination: describeChannel(target.push),
-      };
+      return pushToDevice(providerFor, key, target, notification, !target.own);
     }),
   );
   return { outcome: 'attempted', attempts };
