@@ -109,6 +109,26 @@ async function ask(
   return created;
 }
 
+/** The denial reasons chosen on a request's card: none until the person chooses. */
+const chosenReasons = (authRequest: string) =>
+  page.$$eval(`[data-request="${authRequest}"] input[type="radio"]:checked`, (inputs) =>
+    inputs.map((input) => input.value),
+  );
+
+/** Chooses a denial reason as a person does, by tapping its words. */
+const choose = (authRequest: string, reason: string) =>
+  page.locator(`[data-request="${authRequest}"] label.choice::-p-text(${reason})`).click();
+
+/** The directory's name, as its organization lists it. */
+async function directoryName(): Promise<string> {
+  const { body } = await scene.organization.client.call<{ name: string }[]>(
+    'POST',
+    '/organization/v3/directories/list',
+    { body: { directory_ids: [scene.directoryId] } },
+  );
+  return body?.[0]?.name as string;
+}
+
 async function answerOf(authRequest: string) {
   const read = await scene.read(authRequest);
   return read.status === 200 && read.body ? scene.open(read.body) : undefined;
@@ -133,7 +153,28 @@ describe('the web authenticator', () => {
     await shows('Get notified');
     await click('Turn on notifications');
     await shows('No request is waiting.');
+    // The card names whom the browser answers for as people know them, never by an id.
+    await shows(`For ${await directoryName()} at ${scene.organization.name}`);
+    const card = await page.$eval('section.card', (element) => element.innerText);
+    expect(card).not.toContain(scene.directoryId.slice(0, 8));
+    expect(card).not.toMatch(/directory [0-9a-f]{8}/);
     await screenshot(page, 'linked');
+    // The warning that the browser may delete the keys comes after what needs an answer, and stays away once dismissed.
+    await page.waitForSelector('.storage-note');
+    expect(
+      await page.evaluate(() => {
+        const cards = document.querySelector('.cards');
+        const note = document.querySelector('.storage-note');
+        return Boolean(
+          cards && note && cards.compareDocumentPosition(note) & Node.DOCUMENT_POSITION_FOLLOWING,
+        );
+      }),
+    ).toBe(true);
+    await click('Dismiss');
+    await page.waitForSelector('.storage-note', { hidden: true });
+    await page.reload({ waitUntil: 'load' });
+    await shows('No request is waiting.');
+    expect(await page.$('.storage-note')).toBeNull();
     // The page registered the subscription: the service's push for a request reaches it.
     const created = await scene.ask({ username: 'alice', title: 'Sign in', push_title: 'Approve?' });
     const push = await pushes.waitFor((each) => each.payload.auth_request === created.auth_request);
@@ -154,6 +195,14 @@ describe('the web authenticator', () => {
       context: 'Chrome on Windows, Berlin',
     });
     await shows('your PIN');
+    // A service without an icon shows its initial: no drawn mark that could read as an answer already given.
+    const mark = await page.$eval(`[data-request="${created.auth_request}"] header`, (header) => ({
+      initial: header.querySelector('.service-mark')?.textContent,
+      name: header.querySelector('h3')?.textContent,
+      images: header.querySelectorAll('img').length,
+    }));
+    expect(mark.initial).toBe(mark.name?.charAt(0).toUpperCase());
+    expect(mark.images).toBe(0);
     await screenshot(page, 'request');
     await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
     await screenshot(page, 'request-dark');
@@ -188,6 +237,21 @@ describe('the web authenticator', () => {
     const created = await ask({ denial_reasons: denialReasons, title: 'Sign in' });
     await click('Deny');
     await shows('report as fraud');
+    // Nothing is chosen for the person, least of all fraud, which the service lists first here.
+    expect(denialReasons[0]?.fraud).toBe(true);
+    expect(await chosenReasons(created.auth_request)).toEqual([]);
+    expect(await page.$eval('.fraud-explained', (element) => (element as HTMLElement).hidden)).toBe(true);
+    // Sending without a reason sends nothing and says what is missing.
+    await click('Send denial');
+    await page.waitForSelector(`[data-request="${created.auth_request}"] .reasons [role="alert"]`);
+    await shows('Choose a reason, then send the denial.');
+    expect((await scene.read(created.auth_request)).status).toBe(204);
+    // Choosing fraud says what reporting it does, before it is sent.
+    await choose(created.auth_request, 'I did not ask for this');
+    expect(await chosenReasons(created.auth_request)).toEqual(['NOTME']);
+    await shows('Reporting fraud tells');
+    await shows('may then refuse new sign-in requests for a while');
+    await page.$eval('.fraud-explained', (element) => element.scrollIntoView({ block: 'center' }));
     await screenshot(page, 'deny');
     await click('Send denial');
     await outcome(created.auth_request, 'reported as fraud');
@@ -231,6 +295,12 @@ describe('the web authenticator', () => {
     expect((await scene.read(created.auth_request)).status).toBe(204);
     await click('Deny');
     await shows('report as fraud');
+    expect(await chosenReasons(created.auth_request)).toEqual([]);
+    await click('Send denial');
+    await shows('Choose a reason, then send the denial.');
+    expect((await scene.read(created.auth_request)).status).toBe(204);
+    await choose(created.auth_request, 'I did not ask for this');
+    await shows('Reporting fraud tells');
     await click('Send denial');
     await outcome(created.auth_request, 'reported as fraud');
     expect(await answerOf(created.auth_request)).toMatchObject({

@@ -7,7 +7,10 @@ import { join } from 'node:path';
 import { screenshotDir } from '#test/support/browser';
 import { projectRoot } from '#test/support/service-process';
 
-/** The screens the README shows: linked, a request (light and dark), denying with the fraud reason marked, approved. */
+/**
+ * The screens the README shows: linked, a request (light and dark), denying with the fraud reason chosen and what
+ * reporting fraud does, approved.
+ */
 const readmeScreens = ['linked', 'request', 'request-dark', 'deny', 'approved'] as const;
 
 const target = join(projectRoot, 'docs', 'screens');

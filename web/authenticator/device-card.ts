@@ -139,6 +139,30 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
   });
   unlinkArea.append(unlinkButton);
 
+  // Whom the device answers for, by name; a device stored before the service told names asks once.
+  const linkedTo = h('p', { class: 'linked-to' });
+  const showLinkedTo = () => {
+    const { directory, organization } = state;
+    if (!directory || !organization) return;
+    linkedTo.replaceChildren(
+      'For ',
+      h('strong', {}, directory.name),
+      ' at ',
+      h('strong', {}, organization.name),
+    );
+  };
+  showLinkedTo();
+  if (!state.directory || !state.organization)
+    void device()
+      .linkState()
+      .then(async ({ directory, organization }) => {
+        if (!directory || !organization) return;
+        state = { ...state, directory, organization };
+        await indexedDbStateStore.put(state);
+        showLinkedTo();
+      })
+      .catch(() => undefined);
+
   const answersFrom = state.answersFrom ? new Date(state.answersFrom) : undefined;
   const coolingOff =
     answersFrom && answersFrom.getTime() > Date.now() ? notice(coolingOffWords(answersFrom)) : undefined;
@@ -146,10 +170,11 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
     'section',
     { class: 'card', 'data-device': state.deviceId, 'aria-labelledby': `device-${state.deviceId}` },
     h('h2', { id: `device-${state.deviceId}` }, state.name),
+    linkedTo,
     h(
       'p',
       { class: 'muted' },
-      `Linked ${relative(new Date(state.linkedAt))} · directory ${state.directoryId.slice(0, 8)}`,
+      `Linked ${relative(new Date(state.linkedAt))}`,
       state.passkey ? ' · passkey' : ' · no passkey',
       state.pin ? ' · PIN' : '',
     ),

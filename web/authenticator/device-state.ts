@@ -10,6 +10,9 @@ export interface WebDeviceState extends BrowserAuthenticatorState {
    * device may only read how its link stands (docs/protocol.md#device-confirmation).
    */
   readonly awaitingUntil?: string;
+  /** Whom the device answers for, by the names the service gives once it is linked: shown instead of ids. */
+  readonly directory?: { readonly id: string; readonly name: string };
+  readonly organization?: { readonly id: string; readonly name: string };
   /** When the device may start answering, if it was linked while the user's devices cool off. */
   readonly answersFrom?: string;
   /** The passkey this device registered: its credential id, which the service also names in each request. */

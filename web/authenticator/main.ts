@@ -9,6 +9,7 @@ import { linkingCode, requestId } from './fragment.ts';
 import { renderLinking } from './link.ts';
 import { renewPush } from './push.ts';
 import { everLinked, forgetLinked, hasKey, indexedDbStateStore } from './state-store.ts';
+import { storageNote } from './storage-note.ts';
 import { renderWaiting } from './waiting-screen.ts';
 import { waitingWords } from './words.ts';
 
@@ -27,16 +28,6 @@ async function registerServiceWorker(): Promise<void> {
   }
 }
 
-/** Safari deletes a site's storage after weeks unused unless it is on the home screen: say so, never fail silently. */
-async function storageNote(): Promise<HTMLElement | undefined> {
-  const persisted = (await navigator.storage?.persist?.().catch(() => false)) ?? false;
-  const installed = matchMedia('(display-mode: standalone)').matches;
-  if (persisted || installed) return undefined;
-  return notice(
-    'This browser may delete this page’s keys when it is short of space or the page goes unused for weeks. Add this page to your home screen to keep them.',
-  );
-}
-
 /** Draws the page again from what is stored; `said` is a notice to keep at the top of the new page. */
 async function render(said?: HTMLElement): Promise<void> {
   if (!root) return;
@@ -44,7 +35,9 @@ async function render(said?: HTMLElement): Promise<void> {
   const heading = h('h1', {}, 'Web authenticator');
   const notes = h('div', { class: 'notes' }, said);
   const body = h('div');
-  root.replaceChildren(heading, notes, body);
+  // What needs an answer comes first; the warning about storage after it.
+  const later = h('div', { class: 'later' });
+  root.replaceChildren(heading, notes, body, later);
   if (code) {
     renderLinking(body, code, () => void render());
     return;
@@ -70,7 +63,7 @@ async function render(said?: HTMLElement): Promise<void> {
     forgetLinked();
   }
   const note = await storageNote();
-  if (note && usable.length) notes.append(note);
+  if (note && usable.length) later.append(note);
   // A device still waiting for the user's other device to allow it may sign nothing else: it shows its wait alone.
   const waiting = usable.find((state) => state.awaitingUntil);
   const waitingArea = h('div');

@@ -53,6 +53,17 @@ export function outcomeWords(type: string, reason: EvaluationReason, service: st
   return `Sent, but not approved: ${why[reason] ?? reason}.`;
 }
 
+/** The denial form: its question, what marks a fraud reason, and what reporting fraud does, before it is sent. */
+export const denialWords = {
+  question: 'Why do you deny?',
+  fraudMark: 'report as fraud',
+  choose: 'Choose a reason, then send the denial.',
+  // True to what the service does: the application hears FRAUDULENT, and where the directory turned the fraud lock
+  // on, new requests for the user are refused until it ends (docs/protocol.md#push-fatigue).
+  fraudExplained: (service: string) =>
+    `Reporting fraud tells ${service} that someone else tried to sign in as you. Your account may then refuse new sign-in requests for a while, so you may not be able to sign in yourself until that ends.`,
+} as const;
+
 /** Why linking failed. */
 export function linkProblem(error: unknown): string {
   if (unreachable(error)) return 'The service could not be reached. Check your connection and try again.';

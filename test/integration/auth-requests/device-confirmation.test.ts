@@ -87,6 +87,16 @@ async function operatorConfirms(identifier: string, device: Authenticator) {
   );
 }
 
+/** The directory's name, as its organization lists it. */
+async function directoryName(): Promise<string> {
+  const { body } = await scene.organization.client.call<{ name: string }[]>(
+    'POST',
+    '/organization/v3/directories/list',
+    { body: { directory_ids: [scene.directoryId] } },
+  );
+  return body?.[0]?.name as string;
+}
+
 const completionFor = (device: Authenticator) =>
   receiver.received.filter(
     (webhook) =>
@@ -132,10 +142,19 @@ describe('a further device linked with the application key alone', () => {
   it('is linked, and its completion webhook sent, once a linked device approves it', async () => {
     const phone = await scene.linkDevice('bob');
     const tablet = await linkWithApplicationKey('bob', 'Tablet');
+    // Waiting, it is told no names: nobody has allowed it yet.
+    const waiting = await tablet.linkState();
+    expect(waiting).not.toHaveProperty('directory');
+    expect(waiting).not.toHaveProperty('organization');
     await phone.answerLinkRequest(tablet.state.deviceId, true);
 
     expect(await statusOf('bob', tablet)).toBe(1);
-    expect(await tablet.linkState()).toMatchObject({ status: 'linked' });
+    // Linked, it is told whom it answers for by the names its user knows.
+    expect(await tablet.linkState()).toMatchObject({
+      status: 'linked',
+      directory: { id: scene.directoryId, name: await directoryName() },
+      organization: { id: scene.organization.id, name: scene.organization.name },
+    });
     const webhook = await receiver.waitFor(
       (each) => each.path === '/hooks/directory' && each.body.device_id === tablet.state.deviceId,
     );
@@ -262,6 +281,8 @@ describe("after an application unlinked the user's devices", () => {
       device_id: first.state.deviceId,
       directory_id: scene.directoryId,
       status: 'linked',
+      directory: { id: scene.directoryId, name: expect.any(String) },
+      organization: { id: scene.organization.id, name: scene.organization.name },
     });
   });
 });
