@@ -2,11 +2,13 @@ import { Authenticator, browserDeviceKeys, linkAuthenticator } from '#shared/aut
 import { deviceClient, pageFetch } from './answer.ts';
 import { configurationOf, hashPin, pinPattern, type WebDeviceState } from './device-state.ts';
 import { field, h, notice } from './dom.ts';
+import { liveRefresh } from './live-refresh.ts';
+import { liveTime } from './live-time.ts';
 import { type CreationOptionsJson, ceremonyProblem, createPasskey } from './passkey.ts';
 import { subscribePush } from './push.ts';
 import { indexedDbStateStore } from './state-store.ts';
 import { renderWaiting } from './waiting-screen.ts';
-import { coolingOffWords, linkProblem, waitingWords } from './words.ts';
+import { coolingOffWords, linkProblem, requestDuringSetupWords, waitingWords } from './words.ts';
 
 /** One step of the linking screen: its heading, then what it shows. */
 function step(root: HTMLElement, title: string, ...content: (Node | false | undefined)[]): void {
@@ -82,13 +84,41 @@ export function renderLinking(root: HTMLElement, code: string, done: () => void)
 
   /** The factors' screens, once the device is linked; a device cooling off says from when it answers first. */
   async function setUp(state: WebDeviceState, said?: HTMLElement): Promise<void> {
+    watchRequests(state);
     const answersFrom = state.answersFrom ? new Date(state.answersFrom) : undefined;
     const cooling =
-      answersFrom && answersFrom.getTime() > Date.now() ? notice(coolingOffWords(answersFrom)) : undefined;
+      answersFrom && answersFrom.getTime() > Date.now()
+        ? notice([liveTime(answersFrom, coolingOffWords(answersFrom))])
+        : undefined;
     const message = said || cooling ? h('div', {}, said, cooling) : undefined;
     await passkeyStep(state, message).catch((error: unknown) =>
       root.append(notice(linkProblem(error), 'error')),
     );
+  }
+
+  /**
+   * Says above the setup screens when a request comes in meanwhile, so the person knows to finish: the page reads
+   * the device's requests while they set up, as it does once they are done.
+   */
+  function watchRequests(state: WebDeviceState): void {
+    const note = h('div', { class: 'notes' });
+    root.before(note);
+    let said = '';
+    const device = new Authenticator(state, { keys: browserDeviceKeys, fetch: pageFetch });
+    const live = liveRefresh(async () => {
+      if (!note.isConnected) {
+        live.stop();
+        return true;
+      }
+      const pending = await device.pending();
+      const words = pending.length
+        ? requestDuringSetupWords(pending.map((request) => request.service.name))
+        : '';
+      if (words !== said) note.replaceChildren(...(words ? [notice(words)] : []));
+      said = words;
+      return true;
+    });
+    void live.now();
   }
 
   async function passkeyStep(state: WebDeviceState, message?: HTMLElement): Promise<void> {

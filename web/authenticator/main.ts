@@ -1,12 +1,14 @@
 /**
  * The web authenticator's page: links this browser from a QR URL, then shows a card per linked device with its
- * pending request, its sessions and unlinking. It refreshes on load, on focus, when the service worker relays a push,
- * and when a notification opens it on a request (`#request=<id>`).
+ * pending request, its sessions and unlinking. It reads them every few seconds while it is visible (so a request shows
+ * without a push), at once on load, on focus, when shown again, when the service worker relays a push, and when a
+ * notification opens it on a request (`#request=<id>`).
  */
 import { type DeviceCard, deviceCard } from './device-card.ts';
 import { h, notice } from './dom.ts';
 import { linkingCode, requestId } from './fragment.ts';
 import { renderLinking } from './link.ts';
+import { liveRefresh } from './live-refresh.ts';
 import { renewPush } from './push.ts';
 import { everLinked, forgetLinked, hasKey, indexedDbStateStore } from './state-store.ts';
 import { storageNote } from './storage-note.ts';
@@ -15,6 +17,11 @@ import { waitingWords } from './words.ts';
 
 const root = document.getElementById('app');
 let cards: DeviceCard[] = [];
+/** Every read of the cards goes through it: one at a time, every few seconds while the page is visible. */
+const live = liveRefresh(async () => {
+  const reached = await Promise.all(cards.map((card) => card.refresh()));
+  return reached.every(Boolean);
+});
 
 async function registerServiceWorker(): Promise<void> {
   if (!('serviceWorker' in navigator)) return;
@@ -39,6 +46,7 @@ async function render(said?: HTMLElement): Promise<void> {
   const later = h('div', { class: 'later' });
   root.replaceChildren(heading, notes, body, later);
   if (code) {
+    cards = [];
     renderLinking(body, code, () => void render());
     return;
   }
@@ -100,7 +108,7 @@ async function render(said?: HTMLElement): Promise<void> {
 }
 
 async function refresh(): Promise<void> {
-  await Promise.all(cards.map((card) => card.refresh()));
+  await live.now();
   const wanted = requestId(location.hash);
   if (!wanted) return;
   const card = cards.find((each) => each.shows(wanted));

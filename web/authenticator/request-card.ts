@@ -3,7 +3,7 @@ import { needsLocation, plannedMethods, policyOf, sendAnswer } from './answer.ts
 import { pinMatches, type Verification, type WebDeviceState } from './device-state.ts';
 import { field, h, notice } from './dom.ts';
 import { assertPasskey, ceremonyProblem, userVerified } from './passkey.ts';
-import { relative } from './time.ts';
+import { liveTime } from './live-time.ts';
 import { answerProblem, denialWords, expiredWords, outcomeWords } from './words.ts';
 
 /** The generic icon the service gives services without one: the page shows its own mark for them instead. */
@@ -256,6 +256,21 @@ export function requestCard(request: PendingAuthRequestView, host: RequestCardHo
   sendDenial.addEventListener('click', () => answer(false));
 
   const created = new Date(request.created);
+  const times = h(
+    'p',
+    { class: 'muted times' },
+    'Asked ',
+    liveTime(created),
+    ' · ',
+    liveTime(expires, (words, passed) => (passed ? `expired ${words}` : `expires ${words}`)),
+  );
+  const actions = h('div', { class: 'actions' }, approve, deny);
+  // Expired while shown: say so and offer nothing that cannot work, unless an answer is already on its way.
+  times.addEventListener('passed', () => {
+    if (approve.disabled) return;
+    for (const part of [inputs, factors, actions, denial]) part.hidden = true;
+    status.replaceChildren(notice('This request expired. Nothing was sent.', 'error'));
+  });
   return h(
     'article',
     {
@@ -272,15 +287,10 @@ export function requestCard(request: PendingAuthRequestView, host: RequestCardHo
     ),
     request.title ? h('p', { class: 'title' }, request.title) : undefined,
     request.context ? h('p', { class: 'context' }, request.context) : undefined,
-    h(
-      'p',
-      { class: 'muted times' },
-      `Asked ${relative(created)} · expires `,
-      h('time', { datetime: request.expires }, relative(expires)),
-    ),
+    times,
     factors,
     inputs,
-    h('div', { class: 'actions' }, approve, deny),
+    actions,
     denial,
     status,
   );

@@ -1,0 +1,145 @@
+import type { HTTPRequest } from 'puppeteer-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from './axe.ts';
+import { click, linkFromQr, type PageScene, qrCode, shows, startPageScene } from './page-scene.ts';
+
+/**
+ * An open page with notifications declined learns of requests by itself, and its relative times stay true. Nothing
+ * here sends a push or a focus event: what shows, shows because the page looked.
+ */
+
+let scene: PageScene;
+/** The page's reads of its pending requests, as the network saw them. */
+const reads: string[] = [];
+
+const knowledge = {
+  minimum_requirements: [{ requirement: 'authenticated', any: 0, knowledge: 1, inherence: 0, possession: 0 }],
+  factors: [],
+};
+
+beforeAll(async () => {
+  scene = await startPageScene();
+  scene.page.on('request', (request: HTTPRequest) => {
+    if (request.method() === 'GET' && new URL(request.url()).pathname === '/device/v3/auths')
+      reads.push(request.url());
+  });
+}, 120_000);
+afterAll(async () => {
+  await scene?.close();
+});
+
+/** Waits, no longer than a person would, for the request's card on the open page. */
+const appears = (authRequest: string) =>
+  scene.page.waitForSelector(`[data-request="${authRequest}"]`, { timeout: 10_000 });
+
+/** Requests a test made: the service takes them back after it, since a user has one pending request per service. */
+const made: string[] = [];
+afterEach(async () => {
+  for (const authRequest of made.splice(0))
+    await scene.scene.service
+      .call('DELETE', `/service/v3/auths/${authRequest}`, { subject: `svc:${scene.scene.serviceId}` })
+      .catch(() => undefined);
+});
+
+async function ask(body: Record<string, unknown>): Promise<string> {
+  const { auth_request } = await scene.scene.ask(body);
+  made.push(auth_request);
+  return auth_request;
+}
+
+/** The page as a browser shows it when the person switches to another tab or app, or back. */
+const setVisible = (visible: boolean) =>
+  scene.page.evaluate((shown) => {
+    Object.defineProperty(document, 'visibilityState', {
+      configurable: true,
+      get: () => (shown ? 'visible' : 'hidden'),
+    });
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => !shown });
+    document.dispatchEvent(new Event('visibilitychange'));
+  }, visible);
+
+describe('an open web authenticator, notifications declined', () => {
+  it('says a request made during setup came in, and shows it once setup ends', async () => {
+    const { page, problems } = scene;
+    const code = await qrCode(scene.scene, 'alice');
+    await page.goto(`${scene.origin}/authenticator/#code=${code}`, { waitUntil: 'load' });
+    await shows(page, `Linking code ${code}`, problems);
+    await click(page, 'Link this browser');
+    await shows(page, 'Add a passkey', problems);
+    await click(page, 'Add a passkey');
+    await shows(page, 'Set a PIN', problems);
+    const created = await ask({ username: 'alice', title: 'Made during setup' });
+    // Said while the person is still setting up, and answered once they are through.
+    await page.waitForFunction(
+      () => document.body.innerText.includes('you to approve. Finish or skip these steps to answer.'),
+      { timeout: 10_000 },
+    );
+    await expectAccessible(page, 'a request during setup');
+    await page.type('input[autocomplete="new-password"]', '2468');
+    await page.locator('::-p-aria(PIN again)').fill('2468');
+    await click(page, 'Set PIN');
+    await shows(page, 'Get notified', problems);
+    await click(page, 'Continue without notifications');
+    await appears(created);
+    await shows(page, 'Made during setup', problems);
+    expect(problems).toEqual([]);
+  }, 90_000);
+
+  it('shows a request made while it is open within seconds, without a push', async () => {
+    const created = await ask({ username: 'alice', title: 'Sign in while open' });
+    await appears(created);
+    expect(scene.problems).toEqual([]);
+  }, 30_000);
+
+  it('keeps its relative times true without drawing the request again', async () => {
+    const created = await ask({ username: 'alice', title: 'Watch the clock' });
+    // Brought up as a push or a focus would: what is on trial here is the clock alone.
+    await scene.page.evaluate(() => window.dispatchEvent(new Event('focus')));
+    const card = await appears(created);
+    const times = `[data-request="${created}"] .times`;
+    const before = await scene.page.$eval(times, (element) => (element as HTMLElement).innerText);
+    expect(before).toMatch(/^Asked (now|\d+ seconds? ago)/);
+    await scene.page.waitForFunction(
+      (selector, first) => document.querySelector<HTMLElement>(selector)?.innerText !== first,
+      { timeout: 10_000 },
+      times,
+      before,
+    );
+    expect(await scene.page.$eval(times, (element) => (element as HTMLElement).innerText)).toMatch(
+      /^Asked \d+ seconds? ago · expires in \d+ minutes?$/,
+    );
+    // The same card, not a new one drawn over it.
+    expect(await card?.evaluate((element) => element.isConnected)).toBe(true);
+  }, 30_000);
+
+  it('keeps a half-typed PIN and its focus when another request arrives', async () => {
+    const { page } = scene;
+    await linkFromQr(scene, 'bob', 'Bob’s phone');
+    const alices = await ask({ username: 'alice', policy: knowledge, title: 'For Alice' });
+    await appears(alices);
+    const pin = `[data-request="${alices}"] input[name="pin"]`;
+    await page.type(pin, '24');
+    const bobs = await ask({ username: 'bob', title: 'For Bob' });
+    await appears(bobs);
+    const typed = await page.$eval(pin, (input) => ({
+      value: (input as HTMLInputElement).value,
+      focused: document.activeElement === input,
+    }));
+    expect(typed).toEqual({ value: '24', focused: true });
+  }, 60_000);
+
+  it('stops reading while hidden, and reads at once when shown again', async () => {
+    await setVisible(false);
+    // What was on its way when the page was hidden has arrived; from here on, nothing more is asked.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const readsWhenHidden = reads.length;
+    const created = await ask({ username: 'alice', title: 'Made while hidden' });
+    await new Promise((resolve) => setTimeout(resolve, 8_000));
+    expect(reads.length).toBe(readsWhenHidden);
+    expect(await scene.page.$(`[data-request="${created}"]`)).toBeNull();
+    await setVisible(true);
+    await appears(created);
+    expect(reads.length).toBeGreaterThan(readsWhenHidden);
+    expect(scene.problems).toEqual([]);
+  }, 30_000);
+});
