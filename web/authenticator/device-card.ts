@@ -9,6 +9,7 @@ import { pageFetch } from './answer.ts';
 import type { WebDeviceState } from './device-state.ts';
 import { h, notice } from './dom.ts';
 import { linkRequestCard } from './link-request-card.ts';
+import { forgetPasskey, unlinkedElsewhere } from './passkey.ts';
 import { requestCard } from './request-card.ts';
 import { indexedDbStateStore } from './state-store.ts';
 import { relative } from './time.ts';
@@ -123,6 +124,7 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
         .unlink()
         .then(async () => {
           await indexedDbStateStore.delete(state.deviceId);
+          await forgetPasskey(state.passkey);
           removed();
         })
         .catch((error: unknown) => {
@@ -177,6 +179,7 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
         renderRequests(pending);
         renderSessions(list);
       } catch (error) {
+        if (unlinkedElsewhere(error)) await forgetPasskey(state.passkey);
         requests.replaceChildren(notice(answerProblem(error), 'error'));
         shown = undefined;
         joining.replaceChildren();
