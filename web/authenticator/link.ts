@@ -2,8 +2,13 @@ import { Authenticator, browserDeviceKeys, linkAuthenticator } from '#shared/aut
 import { deviceClient, pageFetch } from './answer.ts';
 import { configurationOf, hashPin, pinPattern, type WebDeviceState } from './device-state.ts';
 import { field, h, notice } from './dom.ts';
-import { type CreationOptionsJson, ceremonyProblem, createPasskey } from './passkey.ts';
-import { passkeyPlace, placeNotice } from './passkey-place.ts';
+import {
+  type CreationOptionsJson,
+  ceremonyProblem,
+  createPasskey,
+  passkeyPlaceHere,
+  placeNotice,
+} from './passkey.ts';
 import { subscribePush } from './push.ts';
 import { indexedDbStateStore } from './state-store.ts';
 import { renderWaiting } from './waiting-screen.ts';
@@ -100,7 +105,7 @@ export function renderLinking(root: HTMLElement, code: string, done: () => void)
     const skip = h('button', { type: 'button', class: 'secondary' }, 'Continue without a passkey');
     skip.addEventListener('click', () => pinStep(state));
     // Where the browser would refuse the ceremony, no button offers it: the page says where it would work.
-    const place = passkeyPlace(options.rp.id);
+    const place = passkeyPlaceHere(options.rp.id);
     if (place) {
       // Said once, here, with this step's words: the page's own notice named an address with a code now used.
       document.querySelector('.notes [data-passkey-place]')?.remove();

@@ -7,7 +7,7 @@ import { type DeviceCard, deviceCard } from './device-card.ts';
 import { h, notice } from './dom.ts';
 import { linkingCode, requestId } from './fragment.ts';
 import { renderLinking } from './link.ts';
-import { passkeyPlace, placeNotice } from './passkey-place.ts';
+import { passkeyPlaceHere, placeNotice } from './passkey.ts';
 import { renewPush } from './push.ts';
 import { everLinked, forgetLinked, hasKey, indexedDbStateStore } from './state-store.ts';
 import { renderWaiting } from './waiting-screen.ts';
@@ -46,7 +46,7 @@ async function render(said?: HTMLElement): Promise<void> {
   const notes = h('div', { class: 'notes' }, said);
   const body = h('div');
   root.replaceChildren(heading, notes, body);
-  const place = passkeyPlace();
+  const place = passkeyPlaceHere();
   if (place) notes.append(placeNotice(place));
   if (code) {
     renderLinking(body, code, () => void render());

@@ -1,23 +1,15 @@
-import { h } from './dom.ts';
-
 /** Why passkeys cannot work where the page is open, and the address where they can, when there is one. */
 export interface PasskeyPlace {
   readonly problem: string;
   readonly openInstead?: string;
 }
 
-/** What the page knows of where it is: `location` and `isSecureContext`, or a test's own. */
-interface Where {
+/** What the page knows of where it is: its address, whether it is a secure context, whether it has WebAuthn. */
+export interface Where {
   readonly href: string;
   readonly secure: boolean;
   readonly webAuthn: boolean;
 }
-
-const here = (): Where => ({
-  href: location.href,
-  secure: window.isSecureContext,
-  webAuthn: 'PublicKeyCredential' in window,
-});
 
 const ipv4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 /** This machine by address: a browser on it reaches the same server at `localhost`. */
@@ -30,7 +22,7 @@ const thisMachine = (host: string) =>
  * `localhost`); and a passkey is bound to the service's configured RP id (`rpId`, once the service has named it), so a
  * page on another host cannot make or use one. Undefined where passkeys can work.
  */
-export function passkeyPlace(rpId?: string, where: Where = here()): PasskeyPlace | undefined {
+export function passkeyPlace(where: Where, rpId?: string): PasskeyPlace | undefined {
   const url = new URL(where.href);
   const host = url.hostname;
   if (ipv4.test(host) || host.startsWith('[')) {
@@ -71,14 +63,4 @@ function configured(url: URL, rpId: string): string {
   }
   target.hostname = rpId;
   return target.href;
-}
-
-/** The place's problem as a notice, with the address to open as a link (its path and fragment kept). */
-export function placeNotice(place: PasskeyPlace): HTMLElement {
-  return h(
-    'div',
-    { class: 'notice error', role: 'alert', 'data-passkey-place': '' },
-    h('p', {}, place.problem),
-    place.openInstead && h('p', {}, 'Open ', h('a', { href: place.openInstead }, place.openInstead)),
-  );
 }

@@ -1,4 +1,6 @@
 import { ApiRequestError } from '#shared/authenticator/index';
+import { h } from './dom.ts';
+import { type PasskeyPlace, passkeyPlace } from './passkey-place.ts';
 
 /** WebAuthn's JSON shapes by hand: `PublicKeyCredential.parse…FromJSON` is missing from the Safari versions targeted. */
 
@@ -141,4 +143,22 @@ export async function forgetPasskey(
 /** Whether the device API refused this device's own key as unknown: unlinked by the directory, an operator or another page. */
 export function unlinkedElsewhere(error: unknown): boolean {
   return error instanceof ApiRequestError && (error.status === 401 || error.status === 404);
+}
+
+/** Why passkeys cannot work where this page is open (see `passkeyPlace`), once the service named its RP id or before. */
+export function passkeyPlaceHere(rpId?: string): PasskeyPlace | undefined {
+  return passkeyPlace(
+    { href: location.href, secure: window.isSecureContext, webAuthn: 'PublicKeyCredential' in window },
+    rpId,
+  );
+}
+
+/** The place's problem as a notice, with the address to open as a link (its path and fragment kept). */
+export function placeNotice(place: PasskeyPlace): HTMLElement {
+  return h(
+    'div',
+    { class: 'notice error', role: 'alert', 'data-passkey-place': '' },
+    h('p', {}, place.problem),
+    place.openInstead && h('p', {}, 'Open ', h('a', { href: place.openInstead }, place.openInstead)),
+  );
 }
