@@ -60,7 +60,7 @@ describe('the page opened at an IP address', () => {
     expect(buttons).not.toContain('Add a passkey');
     await screenshot(page, 'passkey-at-ip-address');
     await expectAccessible(page, 'IP address, passkey step');
-  });
+  }, 120_000);
 });
 
 describe('an unlink', () => {
@@ -72,7 +72,7 @@ describe('an unlink', () => {
     await click(page, 'Yes, unlink');
     await shows(page, 'is unlinked', pageScene.problems);
     expect(await signalled()).toEqual([{ rpId: 'localhost', credentialId }]);
-  });
+  }, 120_000);
 
   it('tells it when the page next opens after the directory unlinked the device', async () => {
     const before = (await pageScene.passkey.credentials()).map((each) => each.credentialId);
@@ -92,5 +92,5 @@ describe('an unlink', () => {
     // The service's refusal of the unlinked device's key is expected here, and only that.
     const problems = pageScene.problems.filter((problem) => !/status of 40[14]/.test(problem));
     expect(problems).toEqual([]);
-  });
+  }, 120_000);
 });
