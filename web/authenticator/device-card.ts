@@ -10,6 +10,7 @@ import type { WebDeviceState } from './device-state.ts';
 import { h, notice } from './dom.ts';
 import { showList } from './keyed-list.ts';
 import { linkRequestCard } from './link-request-card.ts';
+import { forgetPasskey, unlinkedElsewhere } from './passkey.ts';
 import { requestCard } from './request-card.ts';
 import { indexedDbStateStore } from './state-store.ts';
 import { liveTime } from './live-time.ts';
@@ -138,6 +139,7 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
         .unlink()
         .then(async () => {
           await indexedDbStateStore.delete(state.deviceId);
+          await forgetPasskey(state.passkey);
           removed();
         })
         .catch((error: unknown) => {
@@ -207,6 +209,7 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
     unlinkArea,
   );
 
+  let passkeyForgotten = false;
   const card: DeviceCard = {
     element,
     deviceId: state.deviceId,
@@ -223,6 +226,11 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
         trouble.replaceChildren();
         return true;
       } catch (error) {
+        if (!passkeyForgotten && unlinkedElsewhere(error)) {
+          // Once: the page keeps reading while it is open, and the passkey manager needs telling only the first time.
+          passkeyForgotten = true;
+          await forgetPasskey(state.passkey);
+        }
         // What is shown stays (a blip must not lose a half-typed PIN); the problem is said once, not on every try.
         const words = answerProblem(error);
         if (trouble.textContent !== words) trouble.replaceChildren(notice(words, 'error'));

@@ -16,7 +16,7 @@ export interface WebDeviceState extends BrowserAuthenticatorState {
   /** When the device may start answering, if it was linked while the user's devices cool off. */
   readonly answersFrom?: string;
   /** The passkey this device registered: its credential id, which the service also names in each request. */
-  readonly passkey?: { readonly id: string };
+  readonly passkey?: { readonly id: string; readonly rpId?: string };
   /** The PIN as PBKDF2-SHA-256 of a random salt, never the PIN itself. */
   readonly pin?: { readonly salt: string; readonly hash: string };
 }

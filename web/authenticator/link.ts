@@ -4,7 +4,13 @@ import { configurationOf, hashPin, pinPattern, type WebDeviceState } from './dev
 import { field, h, notice } from './dom.ts';
 import { liveRefresh } from './live-refresh.ts';
 import { liveTime } from './live-time.ts';
-import { type CreationOptionsJson, ceremonyProblem, createPasskey } from './passkey.ts';
+import {
+  type CreationOptionsJson,
+  ceremonyProblem,
+  createPasskey,
+  passkeyPlaceHere,
+  placeNotice,
+} from './passkey.ts';
 import { subscribePush } from './push.ts';
 import { indexedDbStateStore } from './state-store.ts';
 import { renderWaiting } from './waiting-screen.ts';
@@ -126,13 +132,27 @@ export function renderLinking(root: HTMLElement, code: string, done: () => void)
     const options = (
       await deviceClient(state).call<CreationOptionsJson>('POST', '/device/v3/passkey/options')
     ).body as CreationOptionsJson;
+    const skip = h('button', { type: 'button', class: 'secondary' }, 'Continue without a passkey');
+    skip.addEventListener('click', () => pinStep(state));
+    // Where the browser would refuse the ceremony, no button offers it: the page says where it would work.
+    const place = passkeyPlaceHere(options.rp.id);
+    if (place) {
+      // Said once, here, with this step's words: the page's own notice named an address with a code now used.
+      document.querySelector('.notes [data-passkey-place]')?.remove();
+      const elsewhere = place.openInstead
+        ? 'This device is linked here without a passkey. The other address is another site to the browser, with its own keys: for a passkey, link there from a new QR code.'
+        : 'This device is linked without a passkey.';
+      step(root, 'Add a passkey', message, placeNotice(place), h('p', {}, elsewhere), skip);
+      return;
+    }
     const add = h('button', { type: 'button', class: 'primary' }, 'Add a passkey');
     add.addEventListener('click', () => {
       add.disabled = true;
       createPasskey(options)
         .then(async (registration) => {
           await deviceClient(state).call('PUT', '/device/v3/passkey', { body: { registration } });
-          const withPasskey: WebDeviceState = { ...state, passkey: { id: String(registration.id) } };
+          const passkey = { id: String(registration.id), rpId: options.rp.id ?? location.hostname };
+          const withPasskey: WebDeviceState = { ...state, passkey };
           const next = { ...withPasskey, configuration: configurationOf(withPasskey) };
           await indexedDbStateStore.put(next);
           pinStep(next);
@@ -143,8 +163,6 @@ export function renderLinking(root: HTMLElement, code: string, done: () => void)
           void passkeyStep(state, notice(words, 'error'));
         });
     });
-    const skip = h('button', { type: 'button', class: 'secondary' }, 'Continue without a passkey');
-    skip.addEventListener('click', () => pinStep(state));
     step(
       root,
       'Add a passkey',

@@ -9,6 +9,7 @@ import { h, notice } from './dom.ts';
 import { linkingCode, requestId } from './fragment.ts';
 import { renderLinking } from './link.ts';
 import { liveRefresh } from './live-refresh.ts';
+import { passkeyPlaceHere, placeNotice } from './passkey.ts';
 import { renewPush } from './push.ts';
 import { everLinked, forgetLinked, hasKey, indexedDbStateStore } from './state-store.ts';
 import { storageNote } from './storage-note.ts';
@@ -45,6 +46,8 @@ async function render(said?: HTMLElement): Promise<void> {
   // What needs an answer comes first; the warning about storage after it.
   const later = h('div', { class: 'later' });
   root.replaceChildren(heading, notes, body, later);
+  const place = passkeyPlaceHere();
+  if (place) notes.append(placeNotice(place));
   if (code) {
     cards = [];
     renderLinking(body, code, () => void render());
