@@ -1,5 +1,5 @@
 import type { HTTPRequest } from 'puppeteer-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectAccessible } from './axe.ts';
 import { click, linkFromQr, type PageScene, qrCode, shows, startPageScene } from './page-scene.ts';
 
@@ -11,6 +11,8 @@ import { click, linkFromQr, type PageScene, qrCode, shows, startPageScene } from
 let scene: PageScene;
 /** The page's reads of its pending requests, as the network saw them. */
 const reads: string[] = [];
+/** Its reads of the new devices waiting to join, which it needs less often. */
+const linkRequestReads: string[] = [];
 
 const knowledge = {
   minimum_requirements: [{ requirement: 'authenticated', any: 0, knowledge: 1, inherence: 0, possession: 0 }],
@@ -22,6 +24,8 @@ beforeAll(async () => {
   scene.page.on('request', (request: HTTPRequest) => {
     if (request.method() === 'GET' && new URL(request.url()).pathname === '/device/v3/auths')
       reads.push(request.url());
+    if (request.method() === 'GET' && new URL(request.url()).pathname === '/device/v3/link-requests')
+      linkRequestReads.push(request.url());
   });
 }, 120_000);
 afterAll(async () => {
@@ -127,6 +131,18 @@ describe('an open web authenticator, notifications declined', () => {
     }));
     expect(typed).toEqual({ value: '24', focused: true });
   }, 60_000);
+
+  it('reads what else it shows on every fourth timed read only, its requests on each', async () => {
+    const [requestsBefore, othersBefore] = [reads.length, linkRequestReads.length];
+    // Each card reads on each tick; eight reads are four ticks or more, of which one or two read everything.
+    await vi.waitFor(() => expect(reads.length).toBeGreaterThanOrEqual(requestsBefore + 8), {
+      timeout: 40_000,
+      interval: 200,
+    });
+    const [requests, others] = [reads.length - requestsBefore, linkRequestReads.length - othersBefore];
+    expect(others).toBeGreaterThanOrEqual(1);
+    expect(others * 2).toBeLessThanOrEqual(requests);
+  }, 50_000);
 
   it('stops reading while hidden, and reads at once when shown again', async () => {
     await setVisible(false);

@@ -21,10 +21,10 @@ export interface DeviceCard {
   readonly element: HTMLElement;
   readonly deviceId: string;
   /**
-   * Reads the pending requests and sessions again; keeps what is on screen when nothing changed. Says whether the
-   * service answered.
+   * Reads the pending requests again, and with `whole` (the default) the new devices waiting to join and the sessions
+   * too; keeps what is on screen when nothing changed. Says whether the service answered.
    */
-  refresh(): Promise<boolean>;
+  refresh(whole?: boolean): Promise<boolean>;
   /** Whether the request is on this card. */
   shows(requestId: string): boolean;
 }
@@ -213,16 +213,19 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
   const card: DeviceCard = {
     element,
     deviceId: state.deviceId,
-    async refresh() {
+    async refresh(whole = true) {
       try {
-        const [waiting, pending, list] = await Promise.all([
-          device().linkRequests(),
-          device().pending(),
-          device().sessions(),
-        ]);
-        renderJoining(waiting);
-        renderRequests(pending);
-        renderSessions(list);
+        if (!whole) renderRequests(await device().pending());
+        else {
+          const [waiting, pending, list] = await Promise.all([
+            device().linkRequests(),
+            device().pending(),
+            device().sessions(),
+          ]);
+          renderJoining(waiting);
+          renderRequests(pending);
+          renderSessions(list);
+        }
         trouble.replaceChildren();
         return true;
       } catch (error) {

@@ -19,8 +19,8 @@ import { waitingWords } from './words.ts';
 const root = document.getElementById('app');
 let cards: DeviceCard[] = [];
 /** Every read of the cards goes through it: one at a time, every few seconds while the page is visible. */
-const live = liveRefresh(async () => {
-  const reached = await Promise.all(cards.map((card) => card.refresh()));
+const live = liveRefresh(async (whole) => {
+  const reached = await Promise.all(cards.map((card) => card.refresh(whole)));
   return reached.every(Boolean);
 });
 
