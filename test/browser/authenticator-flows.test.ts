@@ -1,6 +1,6 @@
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuthScene } from '#test/support/auth-scene';
+import { type AuthScene, directoryName } from '#test/support/auth-scene';
 import { deliverPush, screenshot, setLocation, type VirtualAuthenticator } from '#test/support/browser';
 import { type PushReceiver, startPushReceiver } from '#test/support/push-receiver';
 import { denialReasons } from '#test/support/requests';
@@ -119,16 +119,6 @@ const chosenReasons = (authRequest: string) =>
 const choose = (authRequest: string, reason: string) =>
   page.locator(`[data-request="${authRequest}"] label.choice::-p-text(${reason})`).click();
 
-/** The directory's name, as its organization lists it. */
-async function directoryName(): Promise<string> {
-  const { body } = await scene.organization.client.call<{ name: string }[]>(
-    'POST',
-    '/organization/v3/directories/list',
-    { body: { directory_ids: [scene.directoryId] } },
-  );
-  return body?.[0]?.name as string;
-}
-
 async function answerOf(authRequest: string) {
   const read = await scene.read(authRequest);
   return read.status === 200 && read.body ? scene.open(read.body) : undefined;
@@ -154,7 +144,7 @@ describe('the web authenticator', () => {
     await click('Turn on notifications');
     await shows('No request is waiting.');
     // The card names whom the browser answers for as people know them, never by an id.
-    await shows(`For ${await directoryName()} at ${scene.organization.name}`);
+    await shows(`For ${await directoryName(scene)} at ${scene.organization.name}`);
     const card = await page.$eval('section.card', (element) => element.innerText);
     expect(card).not.toContain(scene.directoryId.slice(0, 8));
     expect(card).not.toMatch(/directory [0-9a-f]{8}/);

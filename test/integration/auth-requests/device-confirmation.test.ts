@@ -2,7 +2,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Authenticator, linkAuthenticator } from '#shared/authenticator/authenticator';
 import { keyId } from '#shared/protocol/kid';
-import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
+import { type AuthScene, directoryName, newAuthScene } from '#test/support/auth-scene';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { refusedWith } from '#test/support/tree';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver';
@@ -87,16 +87,6 @@ async function operatorConfirms(identifier: string, device: Authenticator) {
   );
 }
 
-/** The directory's name, as its organization lists it. */
-async function directoryName(): Promise<string> {
-  const { body } = await scene.organization.client.call<{ name: string }[]>(
-    'POST',
-    '/organization/v3/directories/list',
-    { body: { directory_ids: [scene.directoryId] } },
-  );
-  return body?.[0]?.name as string;
-}
-
 const completionFor = (device: Authenticator) =>
   receiver.received.filter(
     (webhook) =>
@@ -152,7 +142,7 @@ describe('a further device linked with the application key alone', () => {
     // Linked, it is told whom it answers for by the names its user knows.
     expect(await tablet.linkState()).toMatchObject({
       status: 'linked',
-      directory: { id: scene.directoryId, name: await directoryName() },
+      directory: { id: scene.directoryId, name: await directoryName(scene) },
       organization: { id: scene.organization.id, name: scene.organization.name },
     });
     const webhook = await receiver.waitFor(
