@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DataDirectoryInUseError, type LocalRuntime, startLocalRuntime } from '#infra/local/runtime';
 import { type ApiKeySize, apiKeySizes } from '#shared/api-keys/key-ring';
-import { browserOrigin } from '#shared/client/browser-origin';
+import { webAuthenticatorUrl } from '#shared/http/web-authenticator';
 import { describeBuild, ensureWebAuthenticator } from '#web/authenticator/build';
 
 // The AWS SDK tells every process on Node 20 that its later versions need Node 22: noise here. Set before any client
@@ -129,7 +129,7 @@ MFA authorization service — local runtime${runtime.banner ?? ''}
   Organization id   ${organization.organizationId}${organization.created ? '  (created now)' : ''}
   Organization key  ${organization.privateKeyPath}
   Key id (kid)      ${organization.kid}
-  Web authenticator ${browserOrigin(runtime.baseUrl)}/authenticator/
+  Web authenticator ${webAuthenticatorUrl(runtime.baseUrl)}
 
 First signed call, with the project's client:
   npm run call -- ${callOptions(runtime.dataDir)}GET /organization/v3/directories

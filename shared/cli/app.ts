@@ -18,12 +18,12 @@ import {
   usageFailure,
 } from '#shared/cli/common';
 import { ApiClient } from '#shared/client/api-client';
-import { browserOrigin } from '#shared/client/browser-origin';
 import {
   type AuthorizationResponseBody,
   openAuthorizationResponse,
 } from '#shared/client/authorization-response';
 import { ApiRequestError } from '#shared/client/errors';
+import { webAuthenticatorUrl } from '#shared/http/web-authenticator';
 import { importPrivateKey } from '#shared/protocol/pem';
 import { keyId } from '#shared/protocol/kid';
 
@@ -208,8 +208,8 @@ async function setup(): Promise<void> {
     { subject: `dir:${application.directoryId}`, body: { identifier: values.user } },
   );
   const started = link.body;
-  // The web authenticator is served from the API's own origin; on this machine at localhost, where passkeys work.
-  const authenticatorUrl = `${browserOrigin(api?.baseUrl ?? '')}/authenticator/#code=${started?.code}`;
+  // The web authenticator is served under the API's own base URL; on this machine at localhost, where passkeys work.
+  const authenticatorUrl = `${webAuthenticatorUrl(api?.baseUrl ?? '')}#code=${started?.code}`;
   if (values.json) {
     console.log(JSON.stringify({ ...application, user: values.user, ...started, authenticatorUrl }, null, 2));
     return;
