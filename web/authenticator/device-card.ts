@@ -128,6 +128,9 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
     );
   };
 
+  /** The read on its way, if any; and whether the person is unlinking, when the card reads no more. */
+  let reading: Promise<boolean> | undefined;
+  let unlinking = false;
   const unlinkButton = h('button', { type: 'button', class: 'secondary' }, 'Unlink this device');
   unlinkButton.addEventListener('click', () => {
     const confirm = h('button', { type: 'button', class: 'danger' }, 'Yes, unlink');
@@ -135,14 +138,17 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
     cancel.addEventListener('click', () => unlinkArea.replaceChildren(unlinkButton));
     confirm.addEventListener('click', () => {
       confirm.disabled = true;
-      device()
-        .unlink()
+      // No read starts from here on, and the one on its way ends before the key is gone.
+      unlinking = true;
+      Promise.resolve(reading)
+        .then(() => device().unlink())
         .then(async () => {
           await indexedDbStateStore.delete(state.deviceId);
           await forgetPasskey(state.passkey);
           removed();
         })
         .catch((error: unknown) => {
+          unlinking = false;
           confirm.disabled = false;
           unlinkArea.append(notice(answerProblem(error), 'error'));
         });
@@ -213,34 +219,44 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
   const card: DeviceCard = {
     element,
     deviceId: state.deviceId,
-    async refresh(whole = true) {
-      try {
-        if (!whole) renderRequests(await device().pending());
-        else {
-          const [waiting, pending, list] = await Promise.all([
-            device().linkRequests(),
-            device().pending(),
-            device().sessions(),
-          ]);
-          renderJoining(waiting);
-          renderRequests(pending);
-          renderSessions(list);
-        }
-        trouble.replaceChildren();
-        return true;
-      } catch (error) {
-        if (!passkeyForgotten && unlinkedElsewhere(error)) {
-          // Once: the page keeps reading while it is open, and the passkey manager needs telling only the first time.
-          passkeyForgotten = true;
-          await forgetPasskey(state.passkey);
-        }
-        // What is shown stays (a blip must not lose a half-typed PIN); the problem is said once, not on every try.
-        const words = answerProblem(error);
-        if (trouble.textContent !== words) trouble.replaceChildren(notice(words, 'error'));
-        return false;
-      }
+    refresh(whole = true) {
+      // Once the person unlinks, the device's key is going: a read now would only be refused.
+      if (unlinking) return Promise.resolve(true);
+      const current: Promise<boolean> = read(whole).finally(() => {
+        if (reading === current) reading = undefined;
+      });
+      reading = current;
+      return current;
     },
     shows: (requestId) => requests.querySelector(`[data-request="${requestId}"]`) !== null,
   };
+
+  async function read(whole: boolean): Promise<boolean> {
+    try {
+      if (!whole) renderRequests(await device().pending());
+      else {
+        const [waiting, pending, list] = await Promise.all([
+          device().linkRequests(),
+          device().pending(),
+          device().sessions(),
+        ]);
+        renderJoining(waiting);
+        renderRequests(pending);
+        renderSessions(list);
+      }
+      trouble.replaceChildren();
+      return true;
+    } catch (error) {
+      if (!passkeyForgotten && unlinkedElsewhere(error)) {
+        // Once: the page keeps reading while it is open, and the passkey manager needs telling only the first time.
+        passkeyForgotten = true;
+        await forgetPasskey(state.passkey);
+      }
+      // What is shown stays (a blip must not lose a half-typed PIN); the problem is said once, not on every try.
+      const words = answerProblem(error);
+      if (trouble.textContent !== words) trouble.replaceChildren(notice(words, 'error'));
+      return false;
+    }
+  }
   return card;
 }
