@@ -159,3 +159,38 @@ describe('an open web authenticator, notifications declined', () => {
     expect(scene.problems).toEqual([]);
   }, 30_000);
 });
+
+describe('its cards', () => {
+  it('go on screen with their lists and names drawn, so nothing moves under a finger on its way', async () => {
+    const { page } = scene;
+    // Where each card's buttons stand after every change to the page, from the first card drawn on.
+    const watch = await page.evaluateOnNewDocument(() => {
+      const seen = new Set<string>();
+      Object.assign(window, { buttonsSeenAt: seen });
+      new MutationObserver(() => {
+        const buttons = [...document.querySelectorAll('section.card button')];
+        if (buttons.length)
+          seen.add(
+            buttons
+              .map(
+                (button) =>
+                  `${button.textContent}@${Math.round(button.getBoundingClientRect().top + scrollY)}`,
+              )
+              .join(' '),
+          );
+      }).observe(document, { childList: true, subtree: true, characterData: true });
+    });
+    try {
+      await page.reload({ waitUntil: 'load' });
+      await page.waitForSelector('section.card .unlink button', { timeout: 10_000 });
+      // Long enough for a first read and the names to come in, were they drawn after the card.
+      await new Promise((settle) => setTimeout(settle, 2_000));
+      const seen = await page.evaluate(() => [
+        ...(window as unknown as { buttonsSeenAt: Set<string> }).buttonsSeenAt,
+      ]);
+      expect(seen).toHaveLength(1);
+    } finally {
+      await page.removeScriptToEvaluateOnNewDocument(watch.identifier);
+    }
+  }, 30_000);
+});

@@ -162,7 +162,7 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
   });
   unlinkArea.append(unlinkButton);
 
-  // Whom the device answers for, by name; a device stored before the service told names asks once.
+  // Whom the device answers for, by name.
   const linkedTo = h('p', { class: 'linked-to' });
   const showLinkedTo = () => {
     const { directory, organization } = state;
@@ -175,16 +175,20 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
     );
   };
   showLinkedTo();
-  if (!state.directory || !state.organization)
-    void device()
-      .linkState()
-      .then(async ({ directory, organization }) => {
-        if (!directory || !organization) return;
-        state = { ...state, directory, organization };
-        await indexedDbStateStore.put(state);
-        showLinkedTo();
-      })
-      .catch(() => undefined);
+  // A device stored before the service told names asks once, with the first whole read, so the line is there when the
+  // card goes on screen rather than pushing its buttons down under a finger.
+  let naming: Promise<void> | undefined =
+    state.directory && state.organization
+      ? undefined
+      : device()
+          .linkState()
+          .then(async ({ directory, organization }) => {
+            if (!directory || !organization) return;
+            state = { ...state, directory, organization };
+            await indexedDbStateStore.put(state);
+            showLinkedTo();
+          })
+          .catch(() => undefined);
 
   const answersFrom = state.answersFrom ? new Date(state.answersFrom) : undefined;
   const coolingOff =
@@ -240,6 +244,8 @@ export function deviceCard(initial: WebDeviceState, removed: () => void): Device
           device().pending(),
           device().sessions(),
         ]);
+        await naming;
+        naming = undefined;
         renderJoining(waiting);
         renderRequests(pending);
         renderSessions(list);

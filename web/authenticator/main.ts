@@ -18,6 +18,8 @@ import { waitingWords } from './words.ts';
 
 const root = document.getElementById('app');
 let cards: DeviceCard[] = [];
+/** How long a first read may keep the cards off screen before they show without it. */
+const firstReadWaitMs = 1500;
 /** Every read of the cards goes through it: one at a time, every few seconds while the page is visible. */
 const live = liveRefresh(async (whole) => {
   const reached = await Promise.all(cards.map((card) => card.refresh(whole)));
@@ -99,11 +101,16 @@ async function render(said?: HTMLElement): Promise<void> {
       void render(notice(`“${state.name}” is unlinked. Its keys are deleted from this browser.`, 'success'));
     }),
   );
+  // The cards go on screen once their first read is in (or after a short wait for a slow one), so their lists and
+  // names do not arrive afterwards and move the buttons a finger is on its way to.
+  const firstRead = live.now();
+  await Promise.race([firstRead, new Promise((settle) => setTimeout(settle, firstReadWaitMs))]);
   body.replaceChildren(
     ...(waiting ? [waitingArea] : []),
     h('div', { class: 'cards' }, ...cards.map((card) => card.element)),
   );
-  await refresh();
+  await firstRead;
+  showWanted();
   if (linked.length === 0) return;
   renewPush(linked).catch((error: unknown) =>
     notes.append(notice(`Notifications could not be renewed (${(error as Error).message}).`, 'error')),
@@ -112,6 +119,11 @@ async function render(said?: HTMLElement): Promise<void> {
 
 async function refresh(): Promise<void> {
   await live.now();
+  showWanted();
+}
+
+/** Brings the request a notification opened the page on (`#request=<id>`) into view, or says it is gone. */
+function showWanted(): void {
   const wanted = requestId(location.hash);
   if (!wanted) return;
   const card = cards.find((each) => each.shows(wanted));
