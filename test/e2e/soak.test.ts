@@ -14,7 +14,7 @@ describe('a short soak (npm run soak runs the long one)', () => {
   it(
     'leaves every request in its final state, no user with two pending, every webhook delivered',
     async () => {
-      const report = await soak({ seconds, users: 8, concurrency: 4, abandon: false });
+      const report = await soak({ seconds, users: 8, concurrency: 4, abandon: false, minFlows: 11 });
       expect(report).toMatchObject({
         errors: [],
         wrongFinalStates: [],
@@ -32,7 +32,7 @@ describe('a short soak (npm run soak runs the long one)', () => {
   it(
     'survives a kill in the middle: the cut-short flows settle, the rest finish, their webhooks arrive',
     async () => {
-      const report = await soak({ ...restart, users: 8, concurrency: 4, abandon: false });
+      const report = await soak({ ...restart, users: 8, concurrency: 4, abandon: false, minFlows: 11 });
       expect(report).toMatchObject({
         errors: [],
         wrongFinalStates: [],
