@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { type BundlingOptions, LogLevel, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { httpRoutes, webAppRoute } from '#infra/routes';
+import { consoleRoute, httpRoutes, webAppRoute } from '#infra/routes';
 
 /**
  * This package's root, where the functions' sources, esbuild and the lock file are: bundling runs there whatever the
@@ -93,7 +93,7 @@ const webAuthnBundling = withFilesBeside(tracerFile, webAuthnFile);
  */
 export function bundlingFor(handler: string): typeof handlerBundling & Pick<BundlingOptions, 'commandHooks'> {
   if (handler === webAppRoute.handler) return webAppBundling;
-  return httpRoutes.some((route) => route.handler === handler && route.access.webAuthn)
+  return [...httpRoutes, consoleRoute].some((route) => route.handler === handler && route.access.webAuthn)
     ? webAuthnBundling
     : tracedBundling;
 }

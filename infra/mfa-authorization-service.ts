@@ -37,6 +37,7 @@ import {
 import {
   consumerId,
   fallbackRoute,
+  consoleRoute,
   httpRoutes,
   keyRingAccess,
   loginHandlers,
@@ -348,6 +349,18 @@ export class MfaAuthorizationService extends Construct {
       api.addRoutes({ path, methods: [HttpMethod.GET], integration: webAppIntegration });
     }
 
+    const consoleApi = new RouteFunction(this, 'ConsoleApi', {
+      ...consoleRoute,
+      resources,
+      role: roles.roleFor(consoleRoute.access),
+    });
+    apiFunctions.push(consoleApi);
+    api.addRoutes({
+      path: consoleRoute.path,
+      methods: [HttpMethod.ANY],
+      integration: new HttpLambdaIntegration('ConsoleApiIntegration', consoleApi),
+    });
+
     const domainName =
       props.customDomain && !props.edge
         ? new DomainName(this, 'DomainName', {
@@ -363,7 +376,7 @@ export class MfaAuthorizationService extends Construct {
     // A stage named like a route's first segment would make `/<stage>/…` ambiguous to the functions, which drop a
     // leading `/<stage>` only when the request came in under it.
     if (
-      [...httpRoutes.map((route) => route.path), ...webAppRoute.paths].some(
+      [...httpRoutes.map((route) => route.path), ...webAppRoute.paths, consoleRoute.path].some(
         (path) => path.split('/')[1] === stageName,
       )
     ) {

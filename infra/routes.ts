@@ -337,6 +337,31 @@ export const webAppRoute: WebAppRoute = {
   paths: ['/authenticator', '/authenticator/{proxy+}'],
 };
 
+/** One function behind a greedy route that takes every method, routing inside itself. */
+export interface ProxyRoute {
+  readonly method: 'ANY';
+  readonly path: string;
+  readonly handler: string;
+  readonly access: Access;
+}
+
+/**
+ * The console's API (docs/console.md): one function, with its own pipeline (session, role, CSRF) and its own small
+ * route table (functions/console/api.ts), so that the console costs the stack one function and one route however
+ * many endpoints it grows. It reads and writes its own items; reads organizations and directories for what it shows;
+ * records every change in the audit trail; verifies admins' passkeys.
+ */
+export const consoleRoute: ProxyRoute = {
+  method: 'ANY',
+  path: '/console/api/{proxy+}',
+  handler: 'console/api',
+  access: {
+    ...table(['console', 'organization', 'organizationList', 'directory'], ['console']),
+    audit: 'append',
+    ...passkeys,
+  },
+};
+
 /** Requests that match no row: ARG-002 in a signed response under the signed prefixes, a plain 404 elsewhere. */
 export const fallbackRoute: Pick<HttpRoute, 'handler' | 'access'> = {
   handler: 'fallback/unknown-route',
@@ -459,7 +484,7 @@ export function consumerId(consumer: Pick<QueueConsumer, 'handler'>): string {
 }
 
 /** A stable identifier for a route, used for CDK construct ids and logs: `GET /public/v3/ping` → `GetPublicV3Ping`. */
-export function routeId(route: Pick<HttpRoute, 'method' | 'path'>): string {
+export function routeId(route: { readonly method: HttpMethod | 'ANY'; readonly path: string }): string {
   const words = [route.method.toLowerCase(), ...route.path.split(/[^A-Za-z0-9]+/)].filter(Boolean);
   return words.map((word) => word[0]?.toUpperCase() + word.slice(1)).join('');
 }
@@ -491,4 +516,6 @@ export const routeThrottles: Readonly<Record<string, RouteThrottle>> = {
   'POST /device/v3/link': { rateLimit: 5, burstLimit: 10 },
   'GET /authenticator': { rateLimit: 10, burstLimit: 20 },
   'GET /authenticator/{proxy+}': { rateLimit: 30, burstLimit: 60 },
+  // People at a console: a few requests a screen; sign-ins are counted per account and address besides.
+  'ANY /console/api/{proxy+}': { rateLimit: 20, burstLimit: 40 },
 };

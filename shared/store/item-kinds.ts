@@ -36,6 +36,11 @@ export const itemKinds = {
   apiPublicKey: { prefix: 'API', exact: true },
   /** `JTI#<issuer>#<jti>`: replay protection. */
   jti: { prefix: 'JTI#', exact: false },
+  /**
+   * `CONSOLE#…`: the console's admin accounts, their passkeys' index, invites, sessions, passkey challenges and
+   * sign-in attempt counts (console-keys.ts). Only the console's function and the admin CLI touch them.
+   */
+  console: { prefix: 'CONSOLE#', exact: false },
 } as const satisfies Record<string, { readonly prefix: string; readonly exact: boolean }>;
 
 export type ItemKind = keyof typeof itemKinds;

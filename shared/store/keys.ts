@@ -36,6 +36,7 @@ import { itemKinds } from '#shared/store/item-kinds';
  *   SDKKEY#<key>    SDKKEY       which directory an SDK key belongs to
  *   API             KEY#<kid>, CURRENT   the API's public keys
  *   JTI#<issuer>#<jti>  JTI      replay protection
+ *   CONSOLE#…       the console's admins, invites, sessions, challenges, sign-in counts (console-keys.ts)
  *
  * Each partition prefix is an item kind (item-kinds.ts): what a route declares it touches and IAM grants.
  */
