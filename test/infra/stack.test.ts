@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bundlingFor } from '#infra/function-bundling';
 import { tableActions } from '#infra/route-function';
 import {
+  consoleRoute,
   httpRoutes,
   loginHandlers,
   pushConsumers,
@@ -75,8 +76,9 @@ const roleIdOf = (fn: Resource) => (fn.Properties.Role as { 'Fn::GetAtt': [strin
 describe('the stack built from the route table', () => {
   it('has one function per route and queue consumer, the fallback and the key ring function, all alike', () => {
     const functions = serviceFunctions();
-    // + the fallback, the key ring function, its schedule, the web authenticator's and the announcement sweep.
-    expect(functions).toHaveLength(httpRoutes.length + webhookConsumers.length + pushConsumers.length + 5);
+    // + the fallback, the key ring function, its schedule, the web authenticator's, the console's and the
+    // announcement sweep.
+    expect(functions).toHaveLength(httpRoutes.length + webhookConsumers.length + pushConsumers.length + 6);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -255,7 +257,9 @@ describe('the stack built from the route table', () => {
     const loading = serviceFunctions().filter(
       ([, fn]) => environmentOf(fn).WEBAUTHN_MODULE === './webauthn.mjs',
     );
-    expect(loading).toHaveLength(httpRoutes.filter((route) => route.access.webAuthn).length);
+    expect(loading).toHaveLength(
+      [...httpRoutes, consoleRoute].filter((route) => route.access.webAuthn).length,
+    );
     expect(bundlingFor('device/answer-auth-request').commandHooks?.afterBundling('in', 'out')).toContainEqual(
       expect.stringContaining('esbuild shared/webauthn/library.ts --bundle'),
     );
@@ -403,7 +407,7 @@ describe('least privilege', () => {
     const writers = serviceFunctions().filter(([, fn]) =>
       statementsOfRole(roleIdOf(fn)).flatMap(actionsOf).includes('dynamodb:PutItem'),
     );
-    const declared = [...httpRoutes, ...webhookConsumers, ...pushConsumers].filter(
+    const declared = [...httpRoutes, consoleRoute, ...webhookConsumers, ...pushConsumers].filter(
       (row) => (row.access.table?.writes.length ?? 0) > 0,
     ).length;
     // The fallback signs (a jti write); the key ring function and its schedule (one role) publish public keys; the

@@ -1,6 +1,13 @@
 import { build } from 'esbuild';
 import { bundlingFor, credentialChainPackage, lambdaCredentials } from '#infra/function-bundling';
-import { fallbackRoute, httpRoutes, pushConsumers, webAppRoute, webhookConsumers } from '#infra/routes';
+import {
+  consoleRoute,
+  fallbackRoute,
+  httpRoutes,
+  pushConsumers,
+  webAppRoute,
+  webhookConsumers,
+} from '#infra/routes';
 
 /** Every function the stack deploys, by its module under functions/. */
 export const bundledHandlers = [
@@ -8,6 +15,7 @@ export const bundledHandlers = [
     ...httpRoutes.map((route) => route.handler),
     fallbackRoute.handler,
     webAppRoute.handler,
+    consoleRoute.handler,
     ...webhookConsumers.map((consumer) => consumer.handler),
     ...pushConsumers.map((consumer) => consumer.handler),
     'deploy/api-key-ring',
