@@ -3,7 +3,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundlingFor } from '#infra/function-bundling';
-import { announcementSweep, httpRoutes, webAppRoute } from '#infra/routes';
+import { announcementSweep, consoleRoute, httpRoutes, webAppRoute } from '#infra/routes';
 import { AuthorizationServiceStack } from '#infra/stack';
 import { bundledHandlers } from '#test/support/handler-bundles';
 
@@ -59,7 +59,7 @@ describe('the X-Ray tracer', () => {
   it('is built beside every bundle, with the web app and the WebAuthn library beside those that carry them', () => {
     const handlers = [...bundledHandlers, announcementSweep.handler];
     const webAuthn = new Set(
-      httpRoutes.filter((route) => route.access.webAuthn).map((route) => route.handler),
+      [...httpRoutes, consoleRoute].filter((route) => route.access.webAuthn).map((route) => route.handler),
     );
     expect(webAuthn.size).toBeGreaterThan(0);
     for (const handler of handlers) {
