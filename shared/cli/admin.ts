@@ -542,7 +542,7 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
           organizationId: organizationId ?? deploymentAuditPartition,
           actor: operatorName(),
           operation: `admin console invite --role ${role}`,
-          target: role as string,
+          target: role,
         },
         now,
       );
