@@ -264,6 +264,29 @@ describe('a session', () => {
   });
 });
 
+describe('the audit trail', () => {
+  it('records enrolment, sign-in and sign-out naming the admin, the role and the session', async () => {
+    const since = new Date(Date.now() - 1000);
+    const admin = await invitedAdmin('auditor');
+    const { cookie, csrf } = await session(admin);
+    const sessionId = (await store.consoleRecords(runtime.organizationId, since)).find(
+      (record) =>
+        record.operation === 'POST /console/api/sign-in' && record.actor_id === `console:${admin.adminId}`,
+    )?.session_id;
+    expect(sessionId).toMatch(/^[A-Za-z0-9_-]{16}$/);
+    expect(cookie).not.toContain(sessionId as string);
+    expect((await call('POST', '/sign-out', { cookie, csrf })).status).toBe(204);
+    const records = (await store.consoleRecords(runtime.organizationId, since))
+      .filter((record) => record.actor_id === `console:${admin.adminId}`)
+      .map((record) => [record.operation, record.admin_role, record.session_id ?? null, record.outcome]);
+    expect(records).toEqual([
+      ['POST /console/api/enrolment', 'auditor', null, 'success'],
+      ['POST /console/api/sign-in', 'auditor', sessionId, 'success'],
+      ['POST /console/api/sign-out', 'auditor', sessionId, 'success'],
+    ]);
+  });
+});
+
 describe('directories', () => {
   it('lists the admin’s organization’s, and answers another organization’s as one that does not exist', async () => {
     const own = await store.directory(runtime.organizationId, `Console own ${Date.now()}`);

@@ -33,3 +33,16 @@ export async function ageSession(
     }),
   );
 }
+
+/** The console's records in an organization's audit trail (the deployment's for `deployment`) since `since`. */
+export async function consoleRecords(organizationId: string, since: Date) {
+  const { queryAuditRecords } = await import('#shared/store/audit-records');
+  const { records } = await queryAuditRecords({
+    organizationId,
+    since: since.toISOString(),
+    until: new Date(Date.now() + 60_000).toISOString(),
+    limit: 1000,
+    maxPages: 10,
+  });
+  return records.filter((record) => record.actor_type === 'console');
+}
