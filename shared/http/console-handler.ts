@@ -9,7 +9,14 @@ import { type ConsoleAction, mayPerform } from '#shared/domain/console-permissio
 import { type ConsoleSession, consoleAbsoluteSeconds, sessionMayAct } from '#shared/domain/console-session';
 import { ApiError, invalidArgument, notFound } from '#shared/errors';
 import { callerAddress } from '#shared/http/caller-address';
-import { type HttpEvent, header, publicBaseUrl, rawBody, requestPath } from '#shared/http/event';
+import {
+  type HttpEvent,
+  header,
+  passkeyOrigin,
+  publicBaseUrl,
+  rawBody,
+  requestPath,
+} from '#shared/http/event';
 import { edgeOrigin } from '#shared/http/middlewares/edge-origin';
 import { maxConsoleBodyBytes } from '#shared/http/schemas/console';
 import { validateBody } from '#shared/http/schemas/validate-body';
@@ -197,7 +204,7 @@ function parsedBody(event: HttpEvent, schema: v.GenericSchema): unknown {
 
 /**
  * What the browser says of where a request that changes something comes from: `Sec-Fetch-Site` must be
- * `same-origin` and `Origin` this API's public origin, whenever the browser sends them. SameSite=Strict already keeps
+ * `same-origin` and `Origin` the console's own (its passkeys' origin), whenever the browser sends them. SameSite=Strict already keeps
  * the cookie off other sites' requests; this also covers the sign-in, which has no session yet (login CSRF).
  */
 function checkCrossSite(event: HttpEvent): void {
@@ -206,7 +213,9 @@ function checkCrossSite(event: HttpEvent): void {
     throw new ApiError('CON-002', 'The console takes changes only from its own pages');
   }
   const origin = header(event, 'origin');
-  if (origin !== undefined && origin !== new URL(publicBaseUrl(event)).origin) {
+  // The console works only on its passkeys' origin, which a forged Host header cannot choose.
+  const own = passkeyOrigin(event) ?? new URL(publicBaseUrl(event)).origin;
+  if (origin !== undefined && origin !== own) {
     throw new ApiError('CON-002', 'The console takes changes only from its own origin');
   }
 }
