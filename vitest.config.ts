@@ -10,7 +10,10 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: assembly ? [] : ['test/assembly/**'],
-    globalSetup: assembly ? ['test/support/assembly-setup.ts'] : [],
+    globalSetup: [
+      'test/support/cli-bundles-setup.ts',
+      ...(assembly ? ['test/support/assembly-setup.ts'] : []),
+    ],
     // Each file runs in its own process: integration files each start a local runtime, and the store reads its
     // configuration from the environment when it loads.
     pool: 'forks',

@@ -3,6 +3,7 @@ import { linkCodeShape } from '#shared/domain/link-code';
 import { notFound } from '#shared/errors';
 import { publicBaseUrl } from '#shared/http/event';
 import { publicHandler } from '#shared/http/public-handler';
+import { webAuthenticatorUrl } from '#shared/http/web-authenticator';
 
 /**
  * GET /public/v3/qrcodes/{code}: the QR image of a linking code, for the `qrcode` URL of POST /directory/v3/devices.
@@ -28,7 +29,7 @@ export const handler = publicHandler(async (event) => {
   };
 });
 
-/** The web authenticator's page, linking with `code`. */
+/** The web authenticator's page, linking with `code`: at `localhost` when the API was reached at this machine's IP. */
 export function webLinkUrl(baseUrl: string, code: string): string {
-  return `${baseUrl}/authenticator/#code=${code}`;
+  return `${webAuthenticatorUrl(baseUrl)}#code=${code}`;
 }

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { browserOrigin } from '#shared/client/browser-origin';
 import { resolve } from 'node:path';
 import {
   removeRuntimeRecord,
@@ -112,6 +113,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       ...localPushDefaults(process.env),
     });
 
+    // One readable line per delivery attempt in the terminal; LOG_FORMAT=json keeps the JSON AWS logs get.
+    if (process.env.LOG_FORMAT !== 'json') {
+      const [{ logger }, { readableDeliveryLine }] = await Promise.all([
+        import('#shared/log'),
+        import('#infra/local/delivery-log'),
+      ]);
+      logger.lineFormat = readableDeliveryLine;
+    }
+
     // The store and the handlers read their configuration when they load, so they load only now.
     const { ensureApiKeys, ensureDemoOrganization } = await import('#infra/local/bootstrap');
     await ensureApiKeys(dataDir, options.apiKeyBits ?? 2048);
@@ -205,16 +215,6 @@ export function runtimeRecordOf(parts: {
     source: parts.source,
     node: parts.node,
   };
-}
-
-/**
- * Where a browser on this machine opens the runtime: at `localhost` for a loopback address, since passkeys need a
- * domain for their relying party, never an IP address, and `localhost` is a secure context without TLS.
- */
-export function browserOrigin(baseUrl: string): string {
-  const url = new URL(baseUrl);
-  if (url.hostname === '127.0.0.1' || url.hostname === '[::1]') url.hostname = 'localhost';
-  return url.origin;
 }
 
 /** What this process's last runtime set WEBAUTHN_ORIGINS to, so that the next one sets its own port's. */

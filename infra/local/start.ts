@@ -1,12 +1,11 @@
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  browserOrigin,
-  DataDirectoryInUseError,
-  type LocalRuntime,
-  startLocalRuntime,
-} from '#infra/local/runtime';
+import { DataDirectoryInUseError, type LocalRuntime, startLocalRuntime } from '#infra/local/runtime';
 import { type ApiKeySize, apiKeySizes } from '#shared/api-keys/key-ring';
+import { webAuthenticatorUrl } from '#shared/http/web-authenticator';
 import { describeBuild, ensureWebAuthenticator } from '#web/authenticator/build';
 
 // The AWS SDK tells every process on Node 20 that its later versions need Node 22: noise here. Set before any client
@@ -37,6 +36,9 @@ Options:
 
 Passkeys are bound to http://localhost:<port>, whatever Host a request names; WEBAUTHN_ORIGINS (comma-separated
 URLs) lists others, the first of which is used for a request from anywhere else.
+
+The terminal shows one line per webhook or push attempt; LOG_FORMAT=json prints the JSON log records the deployed
+functions write instead. A port already in use stops the start before anything is made.
 
 Ctrl-C stops the service cleanly.`;
 
@@ -82,6 +84,14 @@ if (webBuild) console.log(describeBuild(webBuild));
 
 const dataDir = values['data-dir'] ?? process.env.DATA_DIR ?? '.data';
 const host = values.host ?? '127.0.0.1';
+const portInUse = `Port ${port} on ${host} is in use (another \`npm start\`?): pick another with --port <n> or PORT=<n> (0 picks a free one).`;
+// Before anything is made: a port in use must not leave a half-made data directory behind.
+if (port !== 0 && !(await portIsFree(port, host))) {
+  console.error(portInUse);
+  process.exit(1);
+}
+// A start that fails after all removes the data directory only if it made it: one that existed stays as it was.
+const dataDirExisted = existsSync(dataDir);
 const starting: Promise<LocalRuntime & { banner?: string }> = values.assembly
   ? import('#infra/assembly/runtime').then(async ({ startAssemblyRuntime }) => {
       const runtime = await startAssemblyRuntime({
@@ -94,14 +104,15 @@ const starting: Promise<LocalRuntime & { banner?: string }> = values.assembly
       return { ...runtime, banner: assemblyBanner(runtime) };
     })
   : startLocalRuntime({ port, host, dataDir, apiKeyBits: bits });
-const runtime = await starting.catch((error: unknown) => {
+const runtime = await starting.catch(async (error: unknown) => {
   if (error instanceof DataDirectoryInUseError) {
     console.error(`${error.message}; stop it or pass --data-dir.`);
   } else if ((error as { code?: string }).code === 'EADDRINUSE') {
-    console.error(`Port ${port} is in use; pass --port or set PORT.`);
+    console.error(portInUse);
   } else {
     console.error('The local runtime could not start:', error);
   }
+  if (!dataDirExisted) await rm(dataDir, { recursive: true, force: true });
   process.exit(1);
 });
 
@@ -118,13 +129,22 @@ MFA authorization service — local runtime${runtime.banner ?? ''}
   Organization id   ${organization.organizationId}${organization.created ? '  (created now)' : ''}
   Organization key  ${organization.privateKeyPath}
   Key id (kid)      ${organization.kid}
-  Web authenticator ${browserOrigin(runtime.baseUrl)}/authenticator/
+  Web authenticator ${webAuthenticatorUrl(runtime.baseUrl)}
 
 First signed call, with the project's client:
   npm run call -- ${callOptions(runtime.dataDir)}GET /organization/v3/directories
 
 Ctrl-C stops the service.
 `);
+
+/** Whether a server could listen on the port now: the runtime binds it only after making its data directory. */
+function portIsFree(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, host, () => probe.close(() => resolve(true)));
+  });
+}
 
 /** What the assembly runner runs, where its traces and logs go, and what it leaves out. */
 function assemblyBanner(runtime: import('#infra/assembly/runtime').AssemblyRuntime): string {

@@ -732,14 +732,29 @@ async function auditTrail(): Promise<Record<string, unknown>[]> {
     serviceId: values.service,
     outcome,
   });
+  const range =
+    values.since === undefined && values.until === undefined
+      ? 'in the last 24 hours'
+      : `from ${since.toISOString()} to ${until.toISOString()}`;
+  const filters = (['organization', 'user', 'service', 'outcome'] as const).flatMap((option) =>
+    values[option] === undefined ? [] : [`--${option} ${values[option]}`],
+  );
+  // Said by what was asked: a filter that matched nothing is not an empty trail.
+  noAuditRecords =
+    filters.length > 0
+      ? `(no audit records match those filters: ${filters.join(' ')}, ${range})`
+      : `(no audit records ${range})`;
   return records.map((record) => ({ ...record }));
 }
+
+/** What `audit` says on stderr when nothing matched. */
+let noAuditRecords = '(no audit records)';
 
 function print(result: Record<string, unknown> | Record<string, unknown>[]): void {
   if (command === 'audit') {
     // JSON lines, for jq and log tools: one record per line, nothing else on stdout.
     for (const record of result as Record<string, unknown>[]) console.log(JSON.stringify(record));
-    if ((result as unknown[]).length === 0) console.error('(no audit records in that range)');
+    if ((result as unknown[]).length === 0) console.error(noAuditRecords);
     return;
   }
   if (values.json) {

@@ -23,6 +23,7 @@ import {
   openAuthorizationResponse,
 } from '#shared/client/authorization-response';
 import { ApiRequestError } from '#shared/client/errors';
+import { webAuthenticatorUrl } from '#shared/http/web-authenticator';
 import { importPrivateKey } from '#shared/protocol/pem';
 import { keyId } from '#shared/protocol/kid';
 
@@ -31,7 +32,8 @@ const commands = {
   setup: {
     synopsis: 'setup [--user <identifier>]',
     about: `Create the demo directory (denial reasons enabled), an SDK key and the demo service once, then start linking
-      a device for the user. Prints the authenticator command that links it.`,
+      a device for the user. Prints the authenticator command that links it, and the web authenticator's URL
+      with the code (at localhost for a runtime on this machine, where passkeys work).`,
   },
   policy: {
     synopsis: 'policy [--amount <n> | --types <list>] [--fence <lat,lon,radius[,name]> ...] [--clear]',
@@ -206,8 +208,10 @@ async function setup(): Promise<void> {
     { subject: `dir:${application.directoryId}`, body: { identifier: values.user } },
   );
   const started = link.body;
+  // The web authenticator is served under the API's own base URL; on this machine at localhost, where passkeys work.
+  const authenticatorUrl = `${webAuthenticatorUrl(api?.baseUrl ?? '')}#code=${started?.code}`;
   if (values.json) {
-    console.log(JSON.stringify({ ...application, user: values.user, ...started }, null, 2));
+    console.log(JSON.stringify({ ...application, user: values.user, ...started, authenticatorUrl }, null, 2));
     return;
   }
   console.log(`Directory ${application.directoryId}, service ${application.serviceId}.`);
@@ -215,6 +219,7 @@ async function setup(): Promise<void> {
   console.log(
     `Link it with:\n  npm run authenticator -- link --sdk-key ${application.sdkKey} --code ${started?.code}`,
   );
+  console.log(`Or in a browser, open:\n  ${authenticatorUrl}`);
 }
 
 async function policy(): Promise<void> {

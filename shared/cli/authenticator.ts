@@ -9,10 +9,15 @@ import {
   parseQrCodeUrl,
   type UserChoice,
 } from '#shared/authenticator/authenticator';
+import { describeChanges } from '#shared/authenticator/configuration-changes';
 import { CodeNeededError } from '#shared/authenticator/denial-without-code';
 import type { MethodSetup } from '#shared/authenticator/evaluate';
 import { type AuthMethodName, authMethodNames } from '#shared/authenticator/methods';
-import type { AuthenticatorState, DeviceConfiguration } from '#shared/authenticator/state';
+import {
+  type AuthenticatorState,
+  type DeviceConfiguration,
+  defaultConfiguration,
+} from '#shared/authenticator/state';
 import { readAuthenticatorState, writeAuthenticatorState } from '#shared/authenticator/state-file';
 import {
   type ApiLocation,
@@ -76,8 +81,11 @@ const commands = {
   },
   unlink: { synopsis: 'unlink', about: 'Unlink this device and delete its state file.' },
   configure: {
-    synopsis: 'configure [options]',
-    about: `Change and show what the device has. Lists are comma-separated method names, or "none":
+    synopsis: 'configure [--reset] [options] [--json]',
+    about: `Change what the device has and print each setting that changed, one a line (--json: the whole
+      configuration). --reset first goes back to a phone fresh from setup (a PIN and a fingerprint that verify,
+      nothing failing, no location, not busy), as after the README's policy demo. Lists are comma-separated
+      method names, or "none":
         --methods <list>         methods the user set up (the others are known but not set)
         --failing <list>         methods whose verification fails (a wrong PIN, an unknown finger)
         --not-allowed <list>     methods the app does not allow
@@ -145,6 +153,7 @@ const { values, positionals } = parseCommandLine(
         rooted: { type: 'string' },
         emulator: { type: 'string' },
         'busy-local': { type: 'string' },
+        reset: { type: 'boolean' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -440,10 +449,12 @@ async function answer(choice: UserChoice): Promise<void> {
 
 async function configure(): Promise<void> {
   const state = await readAuthenticatorState(statePath);
-  const configuration = reconfigure(state.configuration);
+  const configuration = reconfigure(values.reset ? defaultConfiguration : state.configuration);
   const next: AuthenticatorState = { ...state, configuration };
   await writeAuthenticatorState(statePath, next);
-  print(configuration);
+  if (values.json) return print(configuration);
+  const changes = describeChanges(state.configuration, configuration);
+  console.log(changes.length > 0 ? changes.join('\n') : 'Nothing changed.');
 }
 
 function reconfigure(current: DeviceConfiguration): DeviceConfiguration {

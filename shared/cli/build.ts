@@ -22,7 +22,8 @@ export interface BuildManifest {
  * bundle leaves out resolve from the project's node_modules.
  */
 export function cliCacheDirectory(root: string): string {
-  return join(root, 'node_modules', '.cache', 'mfa-cli');
+  // MFA_CLI_CACHE: another folder under node_modules, for a test that must not touch the bundles other tests run.
+  return process.env.MFA_CLI_CACHE ?? join(root, 'node_modules', '.cache', 'mfa-cli');
 }
 
 const manifestName = 'manifest.json';

@@ -11,7 +11,8 @@ import { ApiRequestError, ResponseVerificationError } from '#shared/client/error
 /** 0 is success; the rest is documented in every CLI's help. */
 export const exitCodes = { refused: 1, usage: 2, unreachable: 3 } as const;
 
-export const exitCodesHelp = 'Exit status: 0 success, 1 the API refused, 2 bad usage, 3 no API answers.';
+export const exitCodesHelp =
+  'Exit status: 0 success, 1 the API refused, 2 bad usage, 3 no API answers (nothing there, or not this API).';
 
 /** An expected failure: printed as one line (and, for bad usage, the usage of the command), then the process exits. */
 export class CliFailure extends Error {
@@ -177,24 +178,31 @@ export function explain(error: unknown, api: ApiLocation | undefined): CliFailur
   if (error instanceof ApiRequestError) {
     // ApiClient's clock check: a server that has no ping is not this API.
     if (error.errorCode === undefined && error.errorDetail === 'ping failed') {
-      return refusal(
-        `${api?.baseUrl ?? 'The server'} did not answer as this API: GET /public/v3/ping answered ${error.status}`,
-      );
+      return notThisApi(api, `GET /public/v3/ping answered ${error.status}`);
     }
     return refusal(`Refused: ${error.message}`);
   }
   if (error instanceof ResponseVerificationError) {
     // An answer without a signature comes from something other than this API's handlers: a wrong URL or path.
-    return refusal(
-      error.reason === 'missing-jwt' || error.reason === 'api-key'
-        ? `${api?.baseUrl ?? 'The server'} did not answer as this API: ${error.message}`
-        : `The answer does not verify: ${error.message}`,
-    );
+    return error.reason === 'missing-jwt' || error.reason === 'api-key' || error.reason === 'not-this-api'
+      ? notThisApi(api, error.message)
+      : refusal(`The answer does not verify: ${error.message}`);
   }
   if ((error as { name?: unknown }).name === 'AuthenticatorStateError') {
     return new CliFailure((error as Error).message, exitCodes.usage);
   }
   return undefined;
+}
+
+/**
+ * Something answers there, but not as this API (no ping, HTML, an unsigned answer): for the user it is the same as
+ * no API answering, so the same exit code, with what did answer.
+ */
+function notThisApi(api: ApiLocation | undefined, what: string): CliFailure {
+  return new CliFailure(
+    `${api ? `${api.baseUrl} (${api.source})` : 'The server'} did not answer as this API: ${what}`,
+    exitCodes.unreachable,
+  );
 }
 
 /** A connection that could not be made or was dropped: fetch reports it as a TypeError with the socket's cause. */

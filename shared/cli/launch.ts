@@ -26,10 +26,15 @@ if (name !== '--build' && !(cliNames as readonly string[]).includes(name ?? ''))
 let key: string;
 try {
   const manifest = await readBuildManifest(root);
-  key =
-    name !== '--build' && manifest && (await isCurrent(root, manifest))
-      ? manifest.key
-      : (await buildClis(root)).key;
+  if (name !== '--build' && manifest && (await isCurrent(root, manifest))) key = manifest.key;
+  else {
+    // A build takes seconds (far longer right after a heavy job such as `cdk synth`): say why this call waits, on
+    // stderr alone, so that a pipe reading stdout sees only the CLI's own output.
+    if (name !== '--build') {
+      console.error(manifest ? 'rebuilding the CLI after source changes…' : 'building the CLI (first run)…');
+    }
+    key = (await buildClis(root)).key;
+  }
 } catch (error) {
   // esbuild has printed what it could not build; anything else failed on its own.
   const reason = error instanceof Error && !('errors' in error) ? `: ${error.message}` : ' (see above)';

@@ -217,10 +217,11 @@ export class ApiClient {
     if (!this.clock || Date.now() - this.clock.fetchedAt > cacheMs) {
       const response = await this.fetch(`${this.baseUrl}/public/v3/ping`, { redirect: 'manual' });
       if (!response.ok) throw new ApiRequestError(response.status, undefined, 'ping failed', undefined);
-      const { api_time: apiTime } = (await response.json()) as { api_time?: string };
+      // A server that is not this API may answer 200 with a page of its own.
+      const { api_time: apiTime } = (await response.json().catch(() => ({}))) as { api_time?: string };
       const serverMs = Date.parse(apiTime ?? '');
       if (Number.isNaN(serverMs))
-        throw new ResponseVerificationError('malformed', 'ping returned no api_time');
+        throw new ResponseVerificationError('not-this-api', 'GET /public/v3/ping answered no api_time');
       this.clock = { offsetSeconds: Math.round((serverMs - Date.now()) / 1000), fetchedAt: Date.now() };
     }
     return Math.floor(Date.now() / 1000) + this.clock.offsetSeconds;
@@ -252,7 +253,15 @@ export class ApiClient {
     if (!response.ok) {
       throw new ResponseVerificationError('api-key', `GET ${path} answered ${response.status}`);
     }
-    const { kid, jwk: publicKey } = parseRsaPublicKeyPem(await response.text());
+    const body = await response.text();
+    let parsed: ReturnType<typeof parseRsaPublicKeyPem>;
+    try {
+      parsed = parseRsaPublicKeyPem(body);
+    } catch (error) {
+      // A server that is not this API may answer 200 with a page of its own.
+      throw new ResponseVerificationError('api-key', `GET ${path} answered no public key`, { cause: error });
+    }
+    const { kid, jwk: publicKey } = parsed;
     // The kid header is only a label: the key must be the one it names.
     const header = response.headers.get(this.dialect.keyIdHeader);
     if (header !== kid || (expectedKid !== undefined && expectedKid !== kid)) {

@@ -21,7 +21,7 @@ export class ResponseVerificationError extends Error {
   override readonly name = 'ResponseVerificationError';
 
   constructor(
-    readonly reason: RejectionReason | 'missing-jwt' | 'api-key',
+    readonly reason: RejectionReason | 'missing-jwt' | 'api-key' | 'not-this-api',
     message: string,
     options?: { cause?: unknown },
   ) {

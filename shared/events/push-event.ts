@@ -11,6 +11,7 @@ const pushChannelSchema = v.variant('type', [
     endpoint: v.string(),
     p256dh: v.string(),
     auth: v.string(),
+    page: v.optional(v.string()),
     registered: v.string(),
   }),
   v.object({

@@ -9,6 +9,11 @@ export interface WebPushChannel {
   readonly p256dh: string;
   /** The subscription's 16-byte authentication secret, base64url. */
   readonly auth: string;
+  /**
+   * The web authenticator's page under the API the subscription was registered at, which a declarative notification
+   * opens; absent on channels registered before, which get the plain payload.
+   */
+  readonly page?: string;
   /** ISO 8601 UTC. */
   readonly registered: string;
 }

@@ -25,18 +25,43 @@ export function pushTopic(authRequestId: string): string {
 }
 
 /**
+ * The most a message may hold before encryption: RFC 8030's 4096 bytes less RFC 8188's aes128gcm header (86 bytes
+ * with a P-256 key id), its padding delimiter and its tag (17).
+ */
+export const maxWebPushPlaintextBytes = 4096 - 86 - 17;
+
+/**
  * What the service worker receives, decrypted. `tag` lets it replace the request's notification in place; an `ended`
  * push still carries a visible title and body, since browsers (iOS first) revoke subscriptions that get pushes showing
  * no notification.
+ *
+ * With the page the channel's notifications open, the message is also a declarative push message (the Push API's
+ * Declarative Web Push: `web_push: 8030` and a `notification` with a `navigate` URL), which Safari and iOS Home Screen
+ * apps show by themselves even when the service worker was evicted; `mutable` lets a worker that runs see it first.
+ * Other browsers ignore the members they do not know and hand the message to the worker as before, which reads the
+ * same top-level fields. Those fields repeat the title and line only while the message stays within Web Push's size.
  */
-export function webPushPayload(notification: PushNotification): string {
+export function webPushPayload(notification: PushNotification, page?: string): string {
   const about = pushAbout(notification);
-  return JSON.stringify({
+  const shown = { title: notification.title, body: notification.body, tag: about.collapseId };
+  if (!page) return JSON.stringify({ ...about.fields, ...shown });
+  const navigate =
+    notification.kind === 'prompt'
+      ? `${page}#request=${encodeURIComponent(notification.authRequestId)}`
+      : page;
+  const declarative = {
+    web_push: 8030,
+    notification: {
+      ...shown,
+      navigate,
+      // A prompt and a new device wait for an answer; what ended or was unlinked is only news.
+      require_interaction: notification.kind === 'prompt' || notification.kind === 'link-request',
+    },
+    mutable: true,
     ...about.fields,
-    title: notification.title,
-    body: notification.body,
-    tag: about.collapseId,
-  });
+  };
+  const both = JSON.stringify({ ...declarative, ...shown });
+  return Buffer.byteLength(both) <= maxWebPushPlaintextBytes ? both : JSON.stringify(declarative);
 }
 
 /**
@@ -57,7 +82,7 @@ export function webPushProvider(options: WebPushOptions): PushProvider<WebPushCh
       }
       const details = webPush.generateRequestDetails(
         { endpoint: channel.endpoint, keys: { p256dh: channel.p256dh, auth: channel.auth } },
-        webPushPayload(notification),
+        webPushPayload(notification, channel.page),
         {
           vapidDetails: {
             subject: options.subject,

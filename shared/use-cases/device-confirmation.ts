@@ -10,6 +10,7 @@ import {
 import { notFound } from '#shared/errors';
 import type { Entity } from '#shared/protocol/entity';
 import { getDirectory } from '#shared/store/directories';
+import { getOrganization } from '#shared/store/organizations';
 import { type HeadItem, setDeviceHeadStatus } from '#shared/store/heads';
 import { getDirectorySettings } from '#shared/store/push-fatigue';
 import { getUser } from '#shared/store/users';
@@ -90,11 +91,22 @@ export async function listLinkRequests(
   }));
 }
 
+export interface NamedEntity {
+  readonly id: string;
+  readonly name: string;
+}
+
 /** What a device is told of its own link (GET /device/v3/link). */
 export interface LinkStateView {
   readonly device_id: string;
   readonly directory_id: string;
   readonly status: 'linked' | 'awaiting-confirmation' | 'expired';
+  /**
+   * The directory and organization a linked device answers for, by name, so the person sees names they know; a device
+   * still waiting for confirmation is told no names, as no one has allowed it yet.
+   */
+  readonly directory?: NamedEntity;
+  readonly organization?: NamedEntity;
   /** Until when a device awaiting confirmation may be confirmed. */
   readonly expires?: string;
   /** When a device cooling off may start answering. */
@@ -109,15 +121,22 @@ export async function linkState(
 ): Promise<LinkStateView> {
   const key = deviceUserKey(head);
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  const entry = (await getUser(key))?.devices.find((candidate) => candidate.id === device.id);
-  if (!entry) throw notFound('The device is not linked');
+  const user = await getUser(key);
+  const entry = user?.devices.find((candidate) => candidate.id === device.id);
+  if (!user || !entry) throw notFound('The device is not linked');
   const ids = { device_id: device.id, directory_id: key.directoryId };
   if (entry.status === DeviceStatus.linked) {
-    // A confirmation that stopped between the user's record and the head is finished here.
-    if (head?.status !== deviceLinked) await setDeviceHeadStatus(device.id, deviceLinked);
+    const [directory, organization] = await Promise.all([
+      getDirectory(user.organizationId, key.directoryId),
+      getOrganization(user.organizationId),
+      // A confirmation that stopped between the user's record and the head is finished here.
+      head?.status === deviceLinked ? undefined : setDeviceHeadStatus(device.id, deviceLinked),
+    ]);
     return {
       ...ids,
       status: 'linked',
+      directory: { id: key.directoryId, name: directory?.name ?? key.directoryId },
+      organization: { id: user.organizationId, name: organization?.name ?? user.organizationId },
       ...(entry.answersFrom !== undefined && entry.answersFrom > nowSeconds
         ? { answers_from: isoSeconds(new Date(entry.answersFrom * 1000)) }
         : {}),

@@ -25,7 +25,8 @@ export interface PushRegistration {
 
 /**
  * PUT /device/v3/push: replaces the device's channel. A Web Push endpoint passes the webhook address guard now (and
- * again at each delivery, as DNS may change); an APNs or FCM token is taken only when the directory can send to it.
+ * again at each delivery, as DNS may change) and keeps `page`, the web authenticator's address its notifications open;
+ * an APNs or FCM token is taken only when the directory can send to it.
  */
 export async function registerPushChannel(
   key: UserKey,
@@ -33,8 +34,9 @@ export async function registerPushChannel(
   registration: PushRegistration,
   policy: DestinationPolicy,
   now: Date,
-  resolve?: Resolver,
+  options: { readonly page?: string; readonly resolve?: Resolver } = {},
 ): Promise<void> {
+  const { page, resolve } = options;
   const registered = isoSeconds(now);
   let channel: PushChannel;
   if (registration.webpush) {
@@ -45,7 +47,14 @@ export async function registerPushChannel(
       if (!(error instanceof DestinationRefused)) throw error;
       throw invalidArgument(`webpush.endpoint is refused: ${error.message}`);
     }
-    channel = { type: 'webpush', endpoint, p256dh: keys.p256dh, auth: keys.auth, registered };
+    channel = {
+      type: 'webpush',
+      endpoint,
+      p256dh: keys.p256dh,
+      auth: keys.auth,
+      registered,
+      ...(page ? { page } : {}),
+    };
   } else if (registration.apns) {
     const credentials = await getSealedPushCredentials(key.directoryId);
     if (!credentials.apnsCertificate && !credentials.apnsToken)

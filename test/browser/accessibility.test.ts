@@ -34,6 +34,10 @@ const focused = () =>
     return `${element?.tagName.toLowerCase()}${element?.getAttribute('name') ? `[name=${element.getAttribute('name')}]` : ''} ${element?.textContent ?? ''}`.trim();
   });
 
+/** How the focused element's outline is drawn: `none` for a heading focused for screen readers, a line for a control. */
+const outline = () =>
+  scene.page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle);
+
 describe('the web authenticator, for everyone', () => {
   it('meets WCAG 2.2 AA on the first screen and on a linked card, light and dark', async () => {
     await linkFromQr(scene, 'alice', 'Alice’s phone', () => expectAccessible(scene.page, 'link screen'));
@@ -66,13 +70,21 @@ describe('the web authenticator, for everyone', () => {
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('button Deny');
     await page.keyboard.press('Enter');
-    // The reasons open with the first one in focus; Tab goes on to sending the denial.
+    // The reasons open with their question in focus, drawn without a box, and no reason chosen.
+    expect(await focused()).toBe('legend Why do you deny?');
+    expect(await outline()).toBe('none');
+    expect(await page.$$(`[data-request="${denying}"] input:checked`)).toEqual([]);
+    // Tab reaches the reasons, the arrows choose one, and Tab goes on to sending the denial.
+    await page.keyboard.press('Tab');
     expect(await focused()).toBe(`input[name=reason-${denying}]`);
+    expect(await outline()).toBe('solid');
+    await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('button Send denial');
+    expect(await outline()).toBe('solid');
     await page.keyboard.press('Enter');
     await page.waitForSelector(`[data-request="${denying}"]`, { hidden: true });
-    await shows(page, 'reported as fraud');
+    await shows(page, 'Denied.');
   }, 90_000);
 
   it('meets WCAG 2.2 AA on a request with a PIN field and denial reasons, light and dark', async () => {
@@ -88,6 +100,11 @@ describe('the web authenticator, for everyone', () => {
     await click(page, 'Deny');
     await shows(page, 'report as fraud');
     await expectAccessible(page, 'request with denial reasons');
+    await click(page, 'Send denial');
+    await shows(page, 'Choose a reason, then send the denial.');
+    await page.locator(`[data-request="${created}"] label.choice::-p-text(I did not ask for this)`).click();
+    await shows(page, 'Reporting fraud tells');
+    await expectAccessible(page, 'denial with what reporting fraud does');
     await scene.scene.service.call('DELETE', `/service/v3/auths/${created}`, {
       subject: `svc:${scene.scene.serviceId}`,
     });

@@ -1,6 +1,6 @@
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuthScene } from '#test/support/auth-scene';
+import { type AuthScene, directoryName } from '#test/support/auth-scene';
 import { deliverPush, screenshot, setLocation, type VirtualAuthenticator } from '#test/support/browser';
 import { type PushReceiver, startPushReceiver } from '#test/support/push-receiver';
 import { denialReasons } from '#test/support/requests';
@@ -109,6 +109,16 @@ async function ask(
   return created;
 }
 
+/** The denial reasons chosen on a request's card: none until the person chooses. */
+const chosenReasons = (authRequest: string) =>
+  page.$$eval(`[data-request="${authRequest}"] input[type="radio"]:checked`, (inputs) =>
+    inputs.map((input) => input.value),
+  );
+
+/** Chooses a denial reason as a person does, by tapping its words. */
+const choose = (authRequest: string, reason: string) =>
+  page.locator(`[data-request="${authRequest}"] label.choice::-p-text(${reason})`).click();
+
 async function answerOf(authRequest: string) {
   const read = await scene.read(authRequest);
   return read.status === 200 && read.body ? scene.open(read.body) : undefined;
@@ -133,7 +143,28 @@ describe('the web authenticator', () => {
     await shows('Get notified');
     await click('Turn on notifications');
     await shows('No request is waiting.');
+    // The card names whom the browser answers for as people know them, never by an id.
+    await shows(`For ${await directoryName(scene)} at ${scene.organization.name}`);
+    const card = await page.$eval('section.card', (element) => element.innerText);
+    expect(card).not.toContain(scene.directoryId.slice(0, 8));
+    expect(card).not.toMatch(/directory [0-9a-f]{8}/);
     await screenshot(page, 'linked');
+    // The warning that the browser may delete the keys comes after what needs an answer, and stays away once dismissed.
+    await page.waitForSelector('.storage-note');
+    expect(
+      await page.evaluate(() => {
+        const cards = document.querySelector('.cards');
+        const note = document.querySelector('.storage-note');
+        return Boolean(
+          cards && note && cards.compareDocumentPosition(note) & Node.DOCUMENT_POSITION_FOLLOWING,
+        );
+      }),
+    ).toBe(true);
+    await click('Dismiss');
+    await page.waitForSelector('.storage-note', { hidden: true });
+    await page.reload({ waitUntil: 'load' });
+    await shows('No request is waiting.');
+    expect(await page.$('.storage-note')).toBeNull();
     // The page registered the subscription: the service's push for a request reaches it.
     const created = await scene.ask({ username: 'alice', title: 'Sign in', push_title: 'Approve?' });
     const push = await pushes.waitFor((each) => each.payload.auth_request === created.auth_request);
@@ -154,6 +185,14 @@ describe('the web authenticator', () => {
       context: 'Chrome on Windows, Berlin',
     });
     await shows('your PIN');
+    // A service without an icon shows its initial: no drawn mark that could read as an answer already given.
+    const mark = await page.$eval(`[data-request="${created.auth_request}"] header`, (header) => ({
+      initial: header.querySelector('.service-mark')?.textContent,
+      name: header.querySelector('h3')?.textContent,
+      images: header.querySelectorAll('img').length,
+    }));
+    expect(mark.initial).toBe(mark.name?.charAt(0).toUpperCase());
+    expect(mark.images).toBe(0);
     await screenshot(page, 'request');
     await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
     await screenshot(page, 'request-dark');
@@ -188,6 +227,21 @@ describe('the web authenticator', () => {
     const created = await ask({ denial_reasons: denialReasons, title: 'Sign in' });
     await click('Deny');
     await shows('report as fraud');
+    // Nothing is chosen for the person, least of all fraud, which the service lists first here.
+    expect(denialReasons[0]?.fraud).toBe(true);
+    expect(await chosenReasons(created.auth_request)).toEqual([]);
+    expect(await page.$eval('.fraud-explained', (element) => (element as HTMLElement).hidden)).toBe(true);
+    // Sending without a reason sends nothing and says what is missing.
+    await click('Send denial');
+    await page.waitForSelector(`[data-request="${created.auth_request}"] .reasons [role="alert"]`);
+    await shows('Choose a reason, then send the denial.');
+    expect((await scene.read(created.auth_request)).status).toBe(204);
+    // Choosing fraud says what reporting it does, before it is sent.
+    await choose(created.auth_request, 'I did not ask for this');
+    expect(await chosenReasons(created.auth_request)).toEqual(['NOTME']);
+    await shows('Reporting fraud tells');
+    await shows('may then refuse new sign-in requests for a while');
+    await page.$eval('.fraud-explained', (element) => element.scrollIntoView({ block: 'center' }));
     await screenshot(page, 'deny');
     await click('Send denial');
     await outcome(created.auth_request, 'reported as fraud');
@@ -231,6 +285,12 @@ describe('the web authenticator', () => {
     expect((await scene.read(created.auth_request)).status).toBe(204);
     await click('Deny');
     await shows('report as fraud');
+    expect(await chosenReasons(created.auth_request)).toEqual([]);
+    await click('Send denial');
+    await shows('Choose a reason, then send the denial.');
+    expect((await scene.read(created.auth_request)).status).toBe(204);
+    await choose(created.auth_request, 'I did not ask for this');
+    await shows('Reporting fraud tells');
     await click('Send denial');
     await outcome(created.auth_request, 'reported as fraud');
     expect(await answerOf(created.auth_request)).toMatchObject({
@@ -243,6 +303,8 @@ describe('the web authenticator', () => {
 
   it('says a request the service cancelled has nothing to answer', async () => {
     const created = await ask({ title: 'Sign in' });
+    // The person is about to tap Approve: the card stays while they are in it, though the service no longer lists it.
+    await page.focus(`[data-request="${created.auth_request}"] button.primary`);
     await scene.service.call('DELETE', `/service/v3/auths/${created.auth_request}`, {
       subject: `svc:${scene.serviceId}`,
     });
@@ -252,20 +314,22 @@ describe('the web authenticator', () => {
     expectRefusedLoads(400);
   }, 60_000);
 
-  it('says when a request expired, and sends nothing', async () => {
-    const created = await ask({ title: 'Sign in', ttl: 30 });
-    // The shortest lifetime the service allows; the page tells by the request's own expiry, not by a clock of ours.
+  it('says when a request expired, and offers nothing to send', async () => {
+    // The shortest lifetime the service allows; the person has begun typing their PIN, so the card stays to say so.
+    const created = await ask({ title: 'Sign in', ttl: 30, policy: knowledgeAndInherence });
+    const card = `[data-request="${created.auth_request}"]`;
+    await page.type(`${card} input[name="pin"]`, '24');
     await page.waitForFunction(
-      (id) => {
-        const time = document.querySelector(`[data-request="${id}"] time`)?.getAttribute('datetime');
-        return time !== null && time !== undefined && Date.now() > Date.parse(time);
-      },
+      (selector) => document.querySelector(selector)?.textContent?.includes('This request expired.'),
       { timeout: 45_000, polling: 500 },
-      created.auth_request,
+      card,
     );
-    await click('Approve');
-    await shows('This request expired');
     await shows('Nothing was sent.');
+    expect(await page.$eval(card, (element) => (element as HTMLElement).innerText)).toMatch(
+      /expired (now|\d+ seconds? ago)/,
+    );
+    expect(await page.$(`${card} button.primary`)).not.toBeNull();
+    expect(await page.$eval(`${card} button.primary`, (button) => button.checkVisibility())).toBe(false);
     await screenshot(page, 'expired');
     // The service says so too: the poll of an expired request is a 408.
     await expect(scene.read(created.auth_request)).rejects.toMatchObject({ status: 408 });

@@ -281,7 +281,7 @@ describe('the CLIs beside a runtime started on another port', () => {
     expect(
       badUsage(
         await cli('authenticator', ['configure', '--rooted', 'maybe']),
-        'authenticator -- configure [options]',
+        'authenticator -- configure [--reset] [options] [--json]',
       ),
     ).toBe('--rooted must be yes or no.');
     expect(

@@ -85,24 +85,17 @@ describe("the README's two-terminal demo", () => {
     expect(await askAndApprove()).toBe('FAILED/BUSY_LOCAL');
 
     succeeded(await terminal('app', 'policy', '--clear'));
-    succeeded(
-      await terminal(
-        'authenticator',
-        'configure',
-        '--failing',
-        'none',
-        '--no-permission',
-        'none',
-        '--unsupported',
-        'none',
-        '--location',
-        'none',
-        '--busy-local',
-        'no',
-      ),
-    );
+    // The README's way back: each setting the demo changed, one a line, back to a fresh setup's.
+    expect(succeeded(await terminal('authenticator', 'configure', '--reset')).split('\n')).toEqual([
+      'pin_code verification: fails → passes',
+      'fingerprint supported by the device: no → yes',
+      'fingerprint OS permission: not granted → granted',
+      'location: 40.71,-74 → none',
+      'busy with a local request: yes → no',
+      '',
+    ]);
     expect(await askAndApprove()).toBe('AUTHORIZED/APPROVED');
-  }, 120_000);
+  }, 240_000);
 
   it('refuses clearly: bad usage exits 2 with help, a refusal exits 1', async () => {
     const unknown = await terminal('authenticator', 'fly');

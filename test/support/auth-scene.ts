@@ -175,3 +175,13 @@ export async function replayableCreate(
     replay: () => send(`${scene.runtime.baseUrl}${path}`, 'POST', first.prepared.headers, body),
   };
 }
+
+/** The scene's directory's name, as its organization lists it. */
+export async function directoryName(scene: AuthScene): Promise<string> {
+  const { body } = await scene.organization.client.call<{ name: string }[]>(
+    'POST',
+    '/organization/v3/directories/list',
+    { body: { directory_ids: [scene.directoryId] } },
+  );
+  return body?.[0]?.name as string;
+}

@@ -7,8 +7,19 @@ import { join } from 'node:path';
 import { screenshotDir } from '#test/support/browser';
 import { projectRoot } from '#test/support/service-process';
 
-/** The screens the README shows: linked, a request (light and dark), denying with the fraud reason marked, approved. */
-const readmeScreens = ['linked', 'request', 'request-dark', 'deny', 'approved'] as const;
+/**
+ * The screens the README shows: linked, a request (light and dark), denying with the fraud reason chosen and what
+ * reporting fraud does, approved, a new device asking to join, and a page opened where passkeys cannot work.
+ */
+const readmeScreens = [
+  'linked',
+  'request',
+  'request-dark',
+  'deny',
+  'approved',
+  'link-request',
+  'passkey-at-ip-address',
+] as const;
 
 const target = join(projectRoot, 'docs', 'screens');
 

@@ -11,6 +11,7 @@ export function uniqueName(prefix: string): string {
 
 export interface Organization {
   readonly id: string;
+  readonly name: string;
   readonly issuer: string;
   readonly client: ApiClient;
   readonly privateKeyPem: string;
@@ -27,6 +28,7 @@ export async function newOrganization(
   const issuer = `org:${created.organization.id}`;
   return {
     id: created.organization.id,
+    name: created.organization.name,
     issuer,
     privateKeyPem,
     client: new ApiClient({ baseUrl: service.baseUrl, issuer, privateKeyPem, ...options }),

@@ -170,6 +170,28 @@ describe("the service worker's push message", () => {
     expect(parsePushMessage(JSON.stringify({ type: 'device_link_request' }))).toBeUndefined();
   });
 
+  it('reads a declarative push message, with or without the top-level copy of its text', () => {
+    const page = 'https://mfa.example.com/authenticator/';
+    const payload = webPushPayload(
+      {
+        kind: 'prompt',
+        authRequestId: message.auth_request,
+        title: 'Acme',
+        body: message.body,
+        ttlSeconds: 60,
+      },
+      page,
+    );
+    expect(parsePushMessage(payload)).toEqual(message);
+    const {
+      title: _title,
+      body: _body,
+      tag: _tag,
+      ...declarativeOnly
+    } = JSON.parse(payload) as Record<string, unknown>;
+    expect(parsePushMessage(JSON.stringify(declarativeOnly))).toEqual(message);
+  });
+
   it('refuses anything else', () => {
     for (const text of [
       undefined,

@@ -10,10 +10,13 @@ export interface WebDeviceState extends BrowserAuthenticatorState {
    * device may only read how its link stands (docs/protocol.md#device-confirmation).
    */
   readonly awaitingUntil?: string;
+  /** Whom the device answers for, by the names the service gives once it is linked: shown instead of ids. */
+  readonly directory?: { readonly id: string; readonly name: string };
+  readonly organization?: { readonly id: string; readonly name: string };
   /** When the device may start answering, if it was linked while the user's devices cool off. */
   readonly answersFrom?: string;
   /** The passkey this device registered: its credential id, which the service also names in each request. */
-  readonly passkey?: { readonly id: string };
+  readonly passkey?: { readonly id: string; readonly rpId?: string };
   /** The PIN as PBKDF2-SHA-256 of a random salt, never the PIN itself. */
   readonly pin?: { readonly salt: string; readonly hash: string };
 }

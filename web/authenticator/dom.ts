@@ -35,6 +35,10 @@ export function field(
 }
 
 /** A message in a live region, so a screen reader says it when it appears. */
-export function notice(text: string, kind: 'info' | 'error' | 'success' = 'info'): HTMLElement {
-  return h('p', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text);
+export function notice(
+  text: string | readonly (string | Node)[],
+  kind: 'info' | 'error' | 'success' = 'info',
+): HTMLElement {
+  const parts = typeof text === 'string' ? [text] : text;
+  return h('p', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, ...parts);
 }

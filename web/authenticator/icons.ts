@@ -4,7 +4,7 @@ import { crc32, deflateSync } from 'node:zlib';
 const background = [0x3b, 0x5b, 0x7a] as const;
 const foreground = [0xff, 0xff, 0xff] as const;
 
-/** The check mark, in units of the icon's side (the same as the generic service icon's). */
+/** The check mark, in units of the icon's side: the authenticator's own icon, never a service's. */
 const check: readonly (readonly [number, number])[] = [
   [36 / 128, 66 / 128],
   [54 / 128, 84 / 128],

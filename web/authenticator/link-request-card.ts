@@ -1,6 +1,6 @@
 import type { LinkRequestView } from '#shared/authenticator/index';
 import { h, notice } from './dom.ts';
-import { relative } from './time.ts';
+import { liveTime } from './live-time.ts';
 import { joinProblem, joinWords, newDeviceName } from './words.ts';
 
 export interface LinkRequestCardHost {
@@ -69,8 +69,12 @@ export function linkRequestCard(request: LinkRequestView, host: LinkRequestCardH
     h(
       'p',
       { class: 'muted times' },
-      `Asked ${relative(requested)} · expires `,
-      h('time', { datetime: request.expires }, relative(new Date(request.expires))),
+      'Asked ',
+      liveTime(requested),
+      ' · ',
+      liveTime(new Date(request.expires), (words, passed) =>
+        passed ? `expired ${words}` : `expires ${words}`,
+      ),
     ),
     actions,
     confirmation,

@@ -2,11 +2,19 @@ import { Authenticator, browserDeviceKeys, linkAuthenticator } from '#shared/aut
 import { deviceClient, pageFetch } from './answer.ts';
 import { configurationOf, hashPin, pinPattern, type WebDeviceState } from './device-state.ts';
 import { field, h, notice } from './dom.ts';
-import { type CreationOptionsJson, ceremonyProblem, createPasskey } from './passkey.ts';
+import { liveRefresh } from './live-refresh.ts';
+import { liveTime } from './live-time.ts';
+import {
+  type CreationOptionsJson,
+  ceremonyProblem,
+  createPasskey,
+  passkeyPlaceHere,
+  placeNotice,
+} from './passkey.ts';
 import { subscribePush } from './push.ts';
 import { indexedDbStateStore } from './state-store.ts';
 import { renderWaiting } from './waiting-screen.ts';
-import { coolingOffWords, linkProblem, waitingWords } from './words.ts';
+import { coolingOffWords, linkProblem, requestDuringSetupWords, waitingWords } from './words.ts';
 
 /** One step of the linking screen: its heading, then what it shows. */
 function step(root: HTMLElement, title: string, ...content: (Node | false | undefined)[]): void {
@@ -82,13 +90,41 @@ export function renderLinking(root: HTMLElement, code: string, done: () => void)
 
   /** The factors' screens, once the device is linked; a device cooling off says from when it answers first. */
   async function setUp(state: WebDeviceState, said?: HTMLElement): Promise<void> {
+    watchRequests(state);
     const answersFrom = state.answersFrom ? new Date(state.answersFrom) : undefined;
     const cooling =
-      answersFrom && answersFrom.getTime() > Date.now() ? notice(coolingOffWords(answersFrom)) : undefined;
+      answersFrom && answersFrom.getTime() > Date.now()
+        ? notice([liveTime(answersFrom, coolingOffWords(answersFrom))])
+        : undefined;
     const message = said || cooling ? h('div', {}, said, cooling) : undefined;
     await passkeyStep(state, message).catch((error: unknown) =>
       root.append(notice(linkProblem(error), 'error')),
     );
+  }
+
+  /**
+   * Says above the setup screens when a request comes in meanwhile, so the person knows to finish: the page reads
+   * the device's requests while they set up, as it does once they are done.
+   */
+  function watchRequests(state: WebDeviceState): void {
+    const note = h('div', { class: 'notes' });
+    root.before(note);
+    let said = '';
+    const device = new Authenticator(state, { keys: browserDeviceKeys, fetch: pageFetch });
+    const live = liveRefresh(async () => {
+      if (!note.isConnected) {
+        live.stop();
+        return true;
+      }
+      const pending = await device.pending();
+      const words = pending.length
+        ? requestDuringSetupWords(pending.map((request) => request.service.name))
+        : '';
+      if (words !== said) note.replaceChildren(...(words ? [notice(words)] : []));
+      said = words;
+      return true;
+    });
+    void live.now();
   }
 
   async function passkeyStep(state: WebDeviceState, message?: HTMLElement): Promise<void> {
@@ -96,13 +132,27 @@ export function renderLinking(root: HTMLElement, code: string, done: () => void)
     const options = (
       await deviceClient(state).call<CreationOptionsJson>('POST', '/device/v3/passkey/options')
     ).body as CreationOptionsJson;
+    const skip = h('button', { type: 'button', class: 'secondary' }, 'Continue without a passkey');
+    skip.addEventListener('click', () => pinStep(state));
+    // Where the browser would refuse the ceremony, no button offers it: the page says where it would work.
+    const place = passkeyPlaceHere(options.rp.id);
+    if (place) {
+      // Said once, here, with this step's words: the page's own notice named an address with a code now used.
+      document.querySelector('.notes [data-passkey-place]')?.remove();
+      const elsewhere = place.openInstead
+        ? 'This device is linked here without a passkey. The other address is another site to the browser, with its own keys: for a passkey, link there from a new QR code.'
+        : 'This device is linked without a passkey.';
+      step(root, 'Add a passkey', message, placeNotice(place), h('p', {}, elsewhere), skip);
+      return;
+    }
     const add = h('button', { type: 'button', class: 'primary' }, 'Add a passkey');
     add.addEventListener('click', () => {
       add.disabled = true;
       createPasskey(options)
         .then(async (registration) => {
           await deviceClient(state).call('PUT', '/device/v3/passkey', { body: { registration } });
-          const withPasskey: WebDeviceState = { ...state, passkey: { id: String(registration.id) } };
+          const passkey = { id: String(registration.id), rpId: options.rp.id ?? location.hostname };
+          const withPasskey: WebDeviceState = { ...state, passkey };
           const next = { ...withPasskey, configuration: configurationOf(withPasskey) };
           await indexedDbStateStore.put(next);
           pinStep(next);
@@ -113,8 +163,6 @@ export function renderLinking(root: HTMLElement, code: string, done: () => void)
           void passkeyStep(state, notice(words, 'error'));
         });
     });
-    const skip = h('button', { type: 'button', class: 'secondary' }, 'Continue without a passkey');
-    skip.addEventListener('click', () => pinStep(state));
     step(
       root,
       'Add a passkey',

@@ -1,19 +1,30 @@
 /**
  * The web authenticator's page: links this browser from a QR URL, then shows a card per linked device with its
- * pending request, its sessions and unlinking. It refreshes on load, on focus, when the service worker relays a push,
- * and when a notification opens it on a request (`#request=<id>`).
+ * pending request, its sessions and unlinking. It reads them every few seconds while it is visible (so a request shows
+ * without a push), at once on load, on focus, when shown again, when the service worker relays a push, and when a
+ * notification opens it on a request (`#request=<id>`).
  */
 import { type DeviceCard, deviceCard } from './device-card.ts';
 import { h, notice } from './dom.ts';
 import { linkingCode, requestId } from './fragment.ts';
 import { renderLinking } from './link.ts';
+import { liveRefresh } from './live-refresh.ts';
+import { passkeyPlaceHere, placeNotice } from './passkey.ts';
 import { renewPush } from './push.ts';
 import { everLinked, forgetLinked, hasKey, indexedDbStateStore } from './state-store.ts';
+import { storageNote } from './storage-note.ts';
 import { renderWaiting } from './waiting-screen.ts';
 import { waitingWords } from './words.ts';
 
 const root = document.getElementById('app');
 let cards: DeviceCard[] = [];
+/** How long a first read may keep the cards off screen before they show without it. */
+const firstReadWaitMs = 1500;
+/** Every read of the cards goes through it: one at a time, every few seconds while the page is visible. */
+const live = liveRefresh(async (whole) => {
+  const reached = await Promise.all(cards.map((card) => card.refresh(whole)));
+  return reached.every(Boolean);
+});
 
 async function registerServiceWorker(): Promise<void> {
   if (!('serviceWorker' in navigator)) return;
@@ -27,16 +38,6 @@ async function registerServiceWorker(): Promise<void> {
   }
 }
 
-/** Safari deletes a site's storage after weeks unused unless it is on the home screen: say so, never fail silently. */
-async function storageNote(): Promise<HTMLElement | undefined> {
-  const persisted = (await navigator.storage?.persist?.().catch(() => false)) ?? false;
-  const installed = matchMedia('(display-mode: standalone)').matches;
-  if (persisted || installed) return undefined;
-  return notice(
-    'This browser may delete this page’s keys when it is short of space or the page goes unused for weeks. Add this page to your home screen to keep them.',
-  );
-}
-
 /** Draws the page again from what is stored; `said` is a notice to keep at the top of the new page. */
 async function render(said?: HTMLElement): Promise<void> {
   if (!root) return;
@@ -44,8 +45,13 @@ async function render(said?: HTMLElement): Promise<void> {
   const heading = h('h1', {}, 'Web authenticator');
   const notes = h('div', { class: 'notes' }, said);
   const body = h('div');
-  root.replaceChildren(heading, notes, body);
+  // What needs an answer comes first; the warning about storage after it.
+  const later = h('div', { class: 'later' });
+  root.replaceChildren(heading, notes, body, later);
+  const place = passkeyPlaceHere();
+  if (place) notes.append(placeNotice(place));
   if (code) {
+    cards = [];
     renderLinking(body, code, () => void render());
     return;
   }
@@ -70,7 +76,7 @@ async function render(said?: HTMLElement): Promise<void> {
     forgetLinked();
   }
   const note = await storageNote();
-  if (note && usable.length) notes.append(note);
+  if (note && usable.length) later.append(note);
   // A device still waiting for the user's other device to allow it may sign nothing else: it shows its wait alone.
   const waiting = usable.find((state) => state.awaitingUntil);
   const waitingArea = h('div');
@@ -95,11 +101,16 @@ async function render(said?: HTMLElement): Promise<void> {
       void render(notice(`“${state.name}” is unlinked. Its keys are deleted from this browser.`, 'success'));
     }),
   );
+  // The cards go on screen once their first read is in (or after a short wait for a slow one), so their lists and
+  // names do not arrive afterwards and move the buttons a finger is on its way to.
+  const firstRead = live.now();
+  await Promise.race([firstRead, new Promise((settle) => setTimeout(settle, firstReadWaitMs))]);
   body.replaceChildren(
     ...(waiting ? [waitingArea] : []),
     h('div', { class: 'cards' }, ...cards.map((card) => card.element)),
   );
-  await refresh();
+  await firstRead;
+  showWanted();
   if (linked.length === 0) return;
   renewPush(linked).catch((error: unknown) =>
     notes.append(notice(`Notifications could not be renewed (${(error as Error).message}).`, 'error')),
@@ -107,7 +118,12 @@ async function render(said?: HTMLElement): Promise<void> {
 }
 
 async function refresh(): Promise<void> {
-  await Promise.all(cards.map((card) => card.refresh()));
+  await live.now();
+  showWanted();
+}
+
+/** Brings the request a notification opened the page on (`#request=<id>`) into view, or says it is gone. */
+function showWanted(): void {
   const wanted = requestId(location.hash);
   if (!wanted) return;
   const card = cards.find((each) => each.shows(wanted));

@@ -1,3 +1,7 @@
+import { ApiRequestError } from '#shared/authenticator/index';
+import { h } from './dom.ts';
+import { type PasskeyPlace, passkeyPlace } from './passkey-place.ts';
+
 /** WebAuthn's JSON shapes by hand: `PublicKeyCredential.parse…FromJSON` is missing from the Safari versions targeted. */
 
 const fromBase64url = (text: string): Uint8Array<ArrayBuffer> => {
@@ -109,8 +113,58 @@ export function ceremonyProblem(error: unknown): string {
     return 'The passkey prompt was cancelled or timed out. Nothing was sent.';
   if (name === 'InvalidStateError') return 'This browser already holds a passkey for this device.';
   if (name === 'SecurityError')
-    return 'This page cannot use passkeys here: it must be opened over https or on localhost.';
+    return 'This browser refused passkeys at this address: it must be the service’s own domain name (or localhost on this computer), over https.';
   if (name === 'NotSupportedError')
     return 'This browser has no passkey support (no screen lock or biometric).';
   return `The passkey did not work: ${(error as Error).message ?? String(error)}`;
+}
+
+type SignalApi = {
+  signalUnknownCredential?: (options: { rpId: string; credentialId: string }) => Promise<void>;
+};
+
+/**
+ * Tells the browser's passkey manager that the service no longer knows this passkey (the WebAuthn Signal API), so it
+ * does not linger in the person's list after an unlink; a browser without the API, or one that refuses, changes
+ * nothing, since the unlink itself already happened at the service.
+ */
+export async function forgetPasskey(
+  passkey: { readonly id: string; readonly rpId?: string } | undefined,
+): Promise<void> {
+  const api = (globalThis as { PublicKeyCredential?: SignalApi }).PublicKeyCredential;
+  if (!passkey || typeof api?.signalUnknownCredential !== 'function') return;
+  try {
+    await api.signalUnknownCredential({ rpId: passkey.rpId ?? location.hostname, credentialId: passkey.id });
+  } catch {
+    // Best effort: the passkey is useless without the device's record at the service either way.
+  }
+}
+
+/**
+ * Whether the device API refused this device's own key as unknown: unlinked by the directory, an operator or another
+ * page. Only AUTH-002 or a 404: a clock that drifted (AUTH-004) must not cost the person their passkey.
+ */
+export function unlinkedElsewhere(error: unknown): boolean {
+  return (
+    error instanceof ApiRequestError &&
+    ((error.status === 401 && error.errorCode === 'AUTH-002') || error.status === 404)
+  );
+}
+
+/** Why passkeys cannot work where this page is open (see `passkeyPlace`), once the service named its RP id or before. */
+export function passkeyPlaceHere(rpId?: string): PasskeyPlace | undefined {
+  return passkeyPlace(
+    { href: location.href, secure: window.isSecureContext, webAuthn: 'PublicKeyCredential' in window },
+    rpId,
+  );
+}
+
+/** The place's problem as a notice, with the address to open as a link (its path and fragment kept). */
+export function placeNotice(place: PasskeyPlace): HTMLElement {
+  return h(
+    'div',
+    { class: 'notice error', role: 'alert', 'data-passkey-place': '' },
+    h('p', {}, place.problem),
+    place.openInstead && h('p', {}, 'Open ', h('a', { href: place.openInstead }, place.openInstead)),
+  );
 }

@@ -3,24 +3,33 @@ import { needsLocation, plannedMethods, policyOf, sendAnswer } from './answer.ts
 import { pinMatches, type Verification, type WebDeviceState } from './device-state.ts';
 import { field, h, notice } from './dom.ts';
 import { assertPasskey, ceremonyProblem, userVerified } from './passkey.ts';
-import { relative } from './time.ts';
-import { answerProblem, expiredWords, outcomeWords } from './words.ts';
+import { liveTime } from './live-time.ts';
+import { answerProblem, denialWords, expiredWords, outcomeWords } from './words.ts';
 
-/** The generic service icon: the CSP allows images from this origin and data: URLs only. */
-const genericIcon =
-  'data:image/svg+xml,' +
-  encodeURIComponent(
-    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48"><rect width="48" height="48" rx="10" fill="#3b5b7a"/><path d="M14 25l7 7 13-15" stroke="#fff" stroke-width="5" fill="none" stroke-linecap="round"/></svg>',
-  );
+/** The generic icon the service gives services without one: the page shows its own mark for them instead. */
+const genericIconPath = '/public/v3/icons/service.svg';
 
-function iconSource(icon: string | null): string {
-  if (!icon) return genericIcon;
+/** The service's own icon, when it has one the page may load (the CSP allows this origin and data: URLs only). */
+function iconSource(icon: string | null): string | undefined {
+  if (!icon) return undefined;
   try {
     const url = new URL(icon, location.href);
-    return url.origin === location.origin || url.protocol === 'data:' ? url.href : genericIcon;
+    if (url.protocol === 'data:') return url.href;
+    return url.origin === location.origin && !url.pathname.endsWith(genericIconPath) ? url.href : undefined;
   } catch {
-    return genericIcon;
+    return undefined;
   }
+}
+
+/**
+ * The service's icon, or else its initial in a rounded square: a neutral mark, where a drawn symbol (a tick, say)
+ * would read as an answer already given. Decorative either way: the service's name is its heading.
+ */
+function serviceMark(service: PendingAuthRequestView['service']): HTMLElement {
+  const source = iconSource(service.icon);
+  if (source) return h('img', { src: source, alt: '', width: 40, height: 40 });
+  const initial = [...service.name.trim()][0]?.toLocaleUpperCase() ?? '?';
+  return h('span', { class: 'service-mark', 'aria-hidden': 'true' }, initial);
 }
 
 export interface RequestCardHost {
@@ -115,11 +124,20 @@ export function requestCard(request: PendingAuthRequestView, host: RequestCardHo
   }
 
   const reasons = request.denial_reasons ?? [];
+  const reasonsId = `reasons-${request.auth_request}`;
+  // Focused when the reasons open, so a screen reader reads the question; no reason is chosen for the person.
+  const legend = h('legend', { id: `${reasonsId}-legend`, tabindex: '-1' }, denialWords.question);
+  const reasonProblem = h('div', { id: `${reasonsId}-problem` });
+  const fraudExplained = h(
+    'p',
+    { class: 'notice error fraud-explained', id: `${reasonsId}-fraud`, hidden: true },
+    denialWords.fraudExplained(request.service.name),
+  );
   const reasonList = h(
     'fieldset',
-    { class: 'reasons' },
-    h('legend', {}, 'Why do you deny?'),
-    ...reasons.map((reason, index) =>
+    { class: 'reasons', id: reasonsId, 'aria-describedby': reasonProblem.id },
+    legend,
+    ...reasons.map((reason) =>
       h(
         'label',
         { class: 'choice' },
@@ -127,23 +145,45 @@ export function requestCard(request: PendingAuthRequestView, host: RequestCardHo
           type: 'radio',
           name: `reason-${request.auth_request}`,
           value: reason.id,
-          checked: index === 0,
+          ...(reason.fraud ? { 'aria-describedby': fraudExplained.id } : {}),
         }),
         ` ${reason.reason}`,
-        reason.fraud ? h('strong', { class: 'fraud' }, ' — report as fraud') : '',
+        reason.fraud ? h('strong', { class: 'fraud' }, ` — ${denialWords.fraudMark}`) : '',
       ),
     ),
+    reasonProblem,
   );
+  const chosenReason = () => {
+    const id = reasonList.querySelector<HTMLInputElement>('input:checked')?.value;
+    return reasons.find((reason) => reason.id === id);
+  };
+  reasonList.addEventListener('change', () => {
+    reasonProblem.replaceChildren();
+    fraudExplained.hidden = !chosenReason()?.fraud;
+  });
   const approve = h('button', { type: 'button', class: 'primary' }, 'Approve');
   const deny = h('button', { type: 'button', class: 'secondary' }, 'Deny');
   const sendDenial = h('button', { type: 'button', class: 'danger' }, 'Send denial');
-  // The reasons and their send button together, after Approve: Tab goes from the chosen reason straight to sending it.
-  const denial = h('div', { class: 'denial', hidden: true }, reasonList, sendDenial);
+  // The reasons, what reporting fraud does, and the send button together, after Approve: Tab goes from the chosen
+  // reason straight to sending it.
+  const denial = h(
+    'div',
+    { class: 'denial', hidden: true },
+    reasonList,
+    h('div', { 'aria-live': 'polite' }, fraudExplained),
+    sendDenial,
+  );
 
   /** The tap: quick checks, then the passkey ceremony before any await, then everything else. */
   const answer = (approving: boolean) => {
     if (Date.now() >= expires.getTime()) {
       status.replaceChildren(notice(`${expiredWords(expires)} Nothing was sent.`, 'error'));
+      return;
+    }
+    const denialReason = approving ? undefined : chosenReason();
+    if (!approving && reasons.length > 0 && !denialReason) {
+      reasonProblem.replaceChildren(notice(denialWords.choose, 'error'));
+      legend.focus();
       return;
     }
     // Only an approval needs the code: the user who did not start the sign-in never sees it, and must still deny.
@@ -158,9 +198,6 @@ export function requestCard(request: PendingAuthRequestView, host: RequestCardHo
       pinInput.focus();
       return;
     }
-    const denialReason = approving
-      ? undefined
-      : (reasonList.querySelector<HTMLInputElement>('input:checked')?.value ?? undefined);
     const ceremony = request.webauthn ? assertPasskey(request.webauthn) : Promise.resolve(undefined);
     for (const button of [approve, deny, sendDenial]) button.disabled = true;
     status.replaceChildren(notice('Confirm with your screen lock…'));
@@ -180,12 +217,7 @@ export function requestCard(request: PendingAuthRequestView, host: RequestCardHo
                 kind: 'deny' as const,
                 ...(denialReason === undefined
                   ? {}
-                  : {
-                      denialReason: {
-                        id: denialReason,
-                        fraud: reasons.find((reason) => reason.id === denialReason)?.fraud ?? false,
-                      },
-                    }),
+                  : { denialReason: { id: denialReason.id, fraud: denialReason.fraud } }),
               };
           status.replaceChildren(notice('Sending your answer…'));
           const sent = await sendAnswer(state, request, {
@@ -219,11 +251,26 @@ export function requestCard(request: PendingAuthRequestView, host: RequestCardHo
     if (reasons.length === 0) return answer(false);
     denial.hidden = false;
     deny.hidden = true;
-    reasonList.querySelector<HTMLInputElement>('input')?.focus();
+    legend.focus();
   });
   sendDenial.addEventListener('click', () => answer(false));
 
   const created = new Date(request.created);
+  const times = h(
+    'p',
+    { class: 'muted times' },
+    'Asked ',
+    liveTime(created),
+    ' · ',
+    liveTime(expires, (words, passed) => (passed ? `expired ${words}` : `expires ${words}`)),
+  );
+  const actions = h('div', { class: 'actions' }, approve, deny);
+  // Expired while shown: say so and offer nothing that cannot work, unless an answer is already on its way.
+  times.addEventListener('passed', () => {
+    if (approve.disabled) return;
+    for (const part of [inputs, factors, actions, denial]) part.hidden = true;
+    status.replaceChildren(notice('This request expired. Nothing was sent.', 'error'));
+  });
   return h(
     'article',
     {
@@ -235,20 +282,15 @@ export function requestCard(request: PendingAuthRequestView, host: RequestCardHo
     h(
       'header',
       { class: 'service' },
-      h('img', { src: iconSource(request.service.icon), alt: '', width: 40, height: 40 }),
+      serviceMark(request.service),
       h('div', {}, h('h3', {}, request.service.name), h('p', { class: 'muted' }, 'asks you to approve')),
     ),
     request.title ? h('p', { class: 'title' }, request.title) : undefined,
     request.context ? h('p', { class: 'context' }, request.context) : undefined,
-    h(
-      'p',
-      { class: 'muted times' },
-      `Asked ${relative(created)} · expires `,
-      h('time', { datetime: request.expires }, relative(expires)),
-    ),
+    times,
     factors,
     inputs,
-    h('div', { class: 'actions' }, approve, deny),
+    actions,
     denial,
     status,
   );

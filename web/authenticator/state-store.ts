@@ -51,6 +51,13 @@ export const everLinked = (): boolean => localStorage.getItem(linkedMarker) === 
 /** Forgets that a device was ever linked, once the user has been told its keys are gone or unlinked the last one. */
 export const forgetLinked = (): void => localStorage.removeItem(linkedMarker);
 
+/** Set once the person dismissed the warning that the browser may delete the page's keys. */
+const storageNoteMarker = 'web-authenticator-storage-note-dismissed';
+
+export const storageNoteDismissed = (): boolean => localStorage.getItem(storageNoteMarker) === '1';
+
+export const dismissStorageNote = (): void => localStorage.setItem(storageNoteMarker, '1');
+
 /** A state whose key survived: the CryptoKeys are there (a browser that evicted storage leaves nothing, or less). */
 export const hasKey = (state: WebDeviceState): boolean =>
   state.key?.signing instanceof CryptoKey && state.key.decryption instanceof CryptoKey;

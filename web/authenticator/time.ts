@@ -15,3 +15,6 @@ export function relative(when: Date, now: number = Date.now()): string {
   }
   return format.format(0, 'second');
 }
+
+/** The words around a relative time, which may change once the moment has passed ("expires in…", "expired…"). */
+export type Saying = (relative: string, passed: boolean) => string;

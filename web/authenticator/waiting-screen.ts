@@ -2,6 +2,7 @@ import { Authenticator, ApiRequestError, browserDeviceKeys } from '#shared/authe
 import { pageFetch } from './answer.ts';
 import type { WebDeviceState } from './device-state.ts';
 import { h, notice } from './dom.ts';
+import { liveTime } from './live-time.ts';
 import { forgetLinked, indexedDbStateStore } from './state-store.ts';
 import { answerProblem, waitingWords } from './words.ts';
 
@@ -37,8 +38,11 @@ export function renderWaiting(root: HTMLElement, state: WebDeviceState, outcome:
   let timer: ReturnType<typeof setTimeout> | undefined;
   let ended = false;
 
+  let shownUntil: string | undefined;
   const showExpiry = (until: string | undefined) => {
-    if (until) expires.replaceChildren(waitingWords.expires(new Date(until)));
+    if (!until || until === shownUntil) return;
+    shownUntil = until;
+    expires.replaceChildren(liveTime(new Date(until), waitingWords.expires));
   };
 
   /** `unlink`: remove what still waits at the service too; a refused device's key is gone already. */
@@ -51,6 +55,7 @@ export function renderWaiting(root: HTMLElement, state: WebDeviceState, outcome:
     const again = h('button', { type: 'button', class: 'primary' }, waitingWords.again);
     again.addEventListener('click', () => outcome.again());
     expires.replaceChildren();
+    shownUntil = undefined;
     status.replaceChildren(notice(words, 'error'), h('p', {}, waitingWords.againHint), again);
     again.focus();
   };

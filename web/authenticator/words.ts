@@ -1,5 +1,5 @@
 import { ApiRequestError, CodeNeededError, type EvaluationReason } from '#shared/authenticator/index';
-import { relative } from './time.ts';
+import { relative, type Saying } from './time.ts';
 
 /** fetch's own failure (offline, refused): a TypeError whose message names the fetch, unlike a bug's. */
 const unreachable = (error: unknown): boolean =>
@@ -53,6 +53,17 @@ export function outcomeWords(type: string, reason: EvaluationReason, service: st
   return `Sent, but not approved: ${why[reason] ?? reason}.`;
 }
 
+/** The denial form: its question, what marks a fraud reason, and what reporting fraud does, before it is sent. */
+export const denialWords = {
+  question: 'Why do you deny?',
+  fraudMark: 'report as fraud',
+  choose: 'Choose a reason, then send the denial.',
+  // True to what the service does: the application hears FRAUDULENT, and where the directory turned the fraud lock
+  // on, new requests for the user are refused until it ends (docs/protocol.md#push-fatigue).
+  fraudExplained: (service: string) =>
+    `Reporting fraud tells ${service} that someone else tried to sign in as you. Your account may then refuse new sign-in requests for a while, so you may not be able to sign in yourself until that ends.`,
+} as const;
+
 /** Why linking failed. */
 export function linkProblem(error: unknown): string {
   if (unreachable(error)) return 'The service could not be reached. Check your connection and try again.';
@@ -105,8 +116,7 @@ export const waitingWords = {
   heading: 'Waiting for your other device to allow this one',
   explain:
     'You already have a linked device. Open its authenticator: it shows “A new device wants to join”. Allow it there.',
-  expires: (expires: Date) =>
-    `This request ${Date.now() < expires.getTime() ? 'ends' : 'ended'} ${relative(expires)}.`,
+  expires: ((when, passed) => `This request ${passed ? 'ended' : 'ends'} ${when}.`) as Saying,
   linked: 'Your other device allowed this one: it is linked.',
   expired: 'Nobody allowed this device in time, so it is not linked.',
   refused: 'This device was refused, so it is not linked. Its key is deleted from this browser.',
@@ -114,6 +124,12 @@ export const waitingWords = {
   againHint: 'To link this browser, ask the application for a new QR code.',
 } as const;
 
+/** Said above the setup screens when a request came in meanwhile: it is answered on the card, once set up. */
+export const requestDuringSetupWords = (services: readonly string[]): string =>
+  `${services.length === 1 ? `${services[0]} asks` : `${services.length} requests ask`} you to approve. Finish or skip these steps to answer.`;
+
 /** A device linked soon after one of the user's devices was unlinked waits before it answers. */
-export const coolingOffWords = (answersFrom: Date): string =>
-  `This device can answer requests from ${answersFrom.toLocaleString()} (${relative(answersFrom)}), since one of your devices was unlinked lately.`;
+export const coolingOffWords =
+  (answersFrom: Date): Saying =>
+  (when) =>
+    `This device can answer requests from ${answersFrom.toLocaleString()} (${when}), since one of your devices was unlinked lately.`;

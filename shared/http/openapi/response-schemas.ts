@@ -10,7 +10,7 @@ import type { V1ErrorBody } from '#shared/protocol/legacy-packages';
 import type { AuthorizationResponse } from '#shared/use-cases/auth-request-outcomes';
 import type { CreatedAuthRequest } from '#shared/use-cases/create-auth-request';
 import type { PendingAuthRequestView } from '#shared/use-cases/device-auth-requests';
-import type { LinkRequestView, LinkStateView } from '#shared/use-cases/device-confirmation';
+import type { LinkRequestView, LinkStateView, NamedEntity } from '#shared/use-cases/device-confirmation';
 import type { listDevices, StartedLink } from '#shared/use-cases/devices';
 import type { EntityKeyView } from '#shared/use-cases/entity-keys';
 import type { linkDevice } from '#shared/use-cases/link-device';
@@ -318,11 +318,19 @@ export const responseSchemas = {
       device_id: uuid,
       directory_id: uuid,
       status: { type: 'string', enum: ['linked', 'awaiting-confirmation', 'expired'] },
+      directory: object<NamedEntity>(
+        { id: uuid, name: text() },
+        'The directory the device answers for, by name: with status linked',
+      ),
+      organization: object<NamedEntity>(
+        { id: uuid, name: text() },
+        "The directory's organization, by name: with status linked",
+      ),
       expires: { ...dateTime, description: 'Until when a link awaiting confirmation may be confirmed' },
       answers_from: { ...dateTime, description: 'While the device cools off: when it may start answering' },
     },
     "How the device's link stands (docs/protocol.md#device-confirmation)",
-    ['expires', 'answers_from'],
+    ['directory', 'organization', 'expires', 'answers_from'],
   ),
   LinkRequest: object<LinkRequestView>(
     {

@@ -2,7 +2,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Authenticator, linkAuthenticator } from '#shared/authenticator/authenticator';
 import { keyId } from '#shared/protocol/kid';
-import { type AuthScene, newAuthScene } from '#test/support/auth-scene';
+import { type AuthScene, directoryName, newAuthScene } from '#test/support/auth-scene';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import { refusedWith } from '#test/support/tree';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver';
@@ -132,10 +132,19 @@ describe('a further device linked with the application key alone', () => {
   it('is linked, and its completion webhook sent, once a linked device approves it', async () => {
     const phone = await scene.linkDevice('bob');
     const tablet = await linkWithApplicationKey('bob', 'Tablet');
+    // Waiting, it is told no names: nobody has allowed it yet.
+    const waiting = await tablet.linkState();
+    expect(waiting).not.toHaveProperty('directory');
+    expect(waiting).not.toHaveProperty('organization');
     await phone.answerLinkRequest(tablet.state.deviceId, true);
 
     expect(await statusOf('bob', tablet)).toBe(1);
-    expect(await tablet.linkState()).toMatchObject({ status: 'linked' });
+    // Linked, it is told whom it answers for by the names its user knows.
+    expect(await tablet.linkState()).toMatchObject({
+      status: 'linked',
+      directory: { id: scene.directoryId, name: await directoryName(scene) },
+      organization: { id: scene.organization.id, name: scene.organization.name },
+    });
     const webhook = await receiver.waitFor(
       (each) => each.path === '/hooks/directory' && each.body.device_id === tablet.state.deviceId,
     );
@@ -262,6 +271,8 @@ describe("after an application unlinked the user's devices", () => {
       device_id: first.state.deviceId,
       directory_id: scene.directoryId,
       status: 'linked',
+      directory: { id: scene.directoryId, name: expect.any(String) },
+      organization: { id: scene.organization.id, name: scene.organization.name },
     });
   });
 });

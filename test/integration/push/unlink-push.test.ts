@@ -60,6 +60,16 @@ describe("the directory's unlink", () => {
       title: 'This device was removed',
       body: 'If you did not do this, contact your administrator.',
     });
+    // Declarative too: a browser shows it even when the page's worker was evicted, and it opens the page.
+    expect(removed.payload).toMatchObject({
+      web_push: 8030,
+      notification: {
+        title: 'This device was removed',
+        body: 'If you did not do this, contact your administrator.',
+        navigate: expect.stringMatching(/^http:\/\/localhost:\d+\/authenticator\/$/),
+        require_interaction: false,
+      },
+    });
     const other = await receiver.waitFor(
       (push) => push.subscription === 'ulla-tablet' && push.payload.type === 'device_unlinked',
     );

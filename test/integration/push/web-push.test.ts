@@ -154,7 +154,19 @@ describe('pushing', () => {
     await receiver.waitFor(
       (each) => each.subscription === 'tablet' && each.payload.auth_request === created.auth_request,
     );
+    // A declarative push message (shown by Safari even with its worker evicted) that carries today's fields beside.
+    const page = new URL(runtime.baseUrl);
+    page.hostname = 'localhost';
     expect(push.payload).toEqual({
+      web_push: 8030,
+      notification: {
+        title: 'Sign in?',
+        body: 'Acme wants to know',
+        tag: created.auth_request,
+        navigate: `${page.origin}/authenticator/#request=${created.auth_request}`,
+        require_interaction: true,
+      },
+      mutable: true,
       type: 'auth_request',
       auth_request: created.auth_request,
       title: 'Sign in?',
@@ -362,7 +374,18 @@ describe('a new device of the user', () => {
     const push = await receiver.waitFor(
       (each) => each.subscription === 'phone-link' && each.payload.device_id === joining.deviceId,
     );
+    const page = new URL(runtime.baseUrl);
+    page.hostname = 'localhost';
     expect(push.payload).toEqual({
+      web_push: 8030,
+      notification: {
+        title: 'A new device wants to join',
+        body: 'Approve or refuse it in the app',
+        tag: joining.deviceId,
+        navigate: `${page.origin}/authenticator/`,
+        require_interaction: true,
+      },
+      mutable: true,
       type: 'device_link_request',
       device_id: joining.deviceId,
       title: 'A new device wants to join',

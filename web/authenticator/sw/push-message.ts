@@ -41,7 +41,18 @@ export function parsePushMessage(payload: string | undefined): PushMessage | und
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const { type, auth_request, device_id, title, body, tag } = value as Record<string, unknown>;
+  const fields = value as Record<string, unknown>;
+  // A declarative push message keeps its text in `notification`; the top-level copy is left out when it would not fit.
+  const declared =
+    typeof fields.notification === 'object' && fields.notification !== null
+      ? (fields.notification as Record<string, unknown>)
+      : {};
+  const { type, auth_request, device_id } = fields;
+  const { title, body, tag } = {
+    title: fields.title ?? declared.title,
+    body: fields.body ?? declared.body,
+    tag: fields.tag ?? declared.tag,
+  };
   // A device the directory unlinked: shown as it came, under one tag, about no request.
   if (type === 'device_unlinked' && typeof title === 'string' && typeof body === 'string')
     return {

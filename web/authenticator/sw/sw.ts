@@ -75,14 +75,18 @@ async function cacheFirst(request: Request): Promise<Response> {
 }
 
 self.addEventListener('push', (event) => {
-  event.waitUntil(showPush(parsePushMessage(event.data?.text())));
+  // A browser that took the message as a declarative push message shows its `notification` itself once this event is
+  // done (and hands it here as `event.notification`): showing another would show the prompt twice.
+  const declared = (event as PushEvent & { readonly notification?: Notification | null }).notification;
+  event.waitUntil(showPush(parsePushMessage(event.data?.text()), !declared));
 });
 
 /**
- * Shows a push under its request's (or new device's) tag, replacing the prompt when the request ends, and tells the open pages, which
- * refresh their list (and which the browser tests watch).
+ * Shows a push under its request's (or new device's) tag, replacing the prompt when the request ends, unless the
+ * browser shows it from the message itself, and tells the open pages, which refresh their list (and which the browser
+ * tests watch).
  */
-async function showPush(message: PushMessage | undefined): Promise<void> {
+async function showPush(message: PushMessage | undefined, show: boolean): Promise<void> {
   // A push must show something (browsers penalize silent ones): one that cannot be read says where to look.
   const shown = message ?? {
     type: 'auth_request' as const,
@@ -94,15 +98,16 @@ async function showPush(message: PushMessage | undefined): Promise<void> {
   // A link request opens the page itself, where its card is: its notification names no request.
   const request = shown.type === 'device_link_request' ? '' : shown.auth_request;
   // Without notification permission (a headless browser, a user who said no) showing fails; the pages still refresh.
-  await self.registration
-    .showNotification(shown.title, {
-      body: shown.body,
-      tag: shown.tag,
-      data: { auth_request: request, type: shown.type },
-      icon: new URL(APP_SHELL.icon, scopeUrl).href,
-      requireInteraction: shown.type === 'auth_request' || shown.type === 'device_link_request',
-    })
-    .catch(() => undefined);
+  if (show)
+    await self.registration
+      .showNotification(shown.title, {
+        body: shown.body,
+        tag: shown.tag,
+        data: { auth_request: request, type: shown.type },
+        icon: new URL(APP_SHELL.icon, scopeUrl).href,
+        requireInteraction: shown.type === 'auth_request' || shown.type === 'device_link_request',
+      })
+      .catch(() => undefined);
   const pages = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
   for (const page of pages) page.postMessage({ type: 'push', push: shown });
 }

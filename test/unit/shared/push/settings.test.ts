@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { retryAfterSeconds } from '#shared/push/post';
 import { checkVapidSubject, pushWorkerSettings } from '#shared/push/settings';
-import { pushTopic, webPushPayload } from '#shared/push/web-push';
+import { maxWebPushPlaintextBytes, pushTopic, webPushPayload } from '#shared/push/web-push';
 
 describe('the push worker settings', () => {
   it('take a VAPID contact push services accept, and refuse made-up ones', () => {
@@ -58,5 +58,39 @@ describe('Web Push', () => {
       body: 'Expired',
       tag: 'id',
     });
+  });
+
+  it("is a declarative push message that opens the request's page, keeping today's fields while they fit", () => {
+    const page = 'https://mfa.example.com/authenticator/';
+    const prompt = {
+      kind: 'prompt',
+      authRequestId: 'id',
+      title: 'Acme',
+      body: 'Sign in?',
+      ttlSeconds: 60,
+    } as const;
+    expect(JSON.parse(webPushPayload(prompt, page))).toEqual({
+      web_push: 8030,
+      notification: {
+        title: 'Acme',
+        body: 'Sign in?',
+        tag: 'id',
+        navigate: `${page}#request=id`,
+        require_interaction: true,
+      },
+      mutable: true,
+      type: 'auth_request',
+      auth_request: 'id',
+      title: 'Acme',
+      body: 'Sign in?',
+      tag: 'id',
+    });
+    // The longest text a service may send, in three-byte characters: the copy goes, the declarative message stays.
+    const long = { ...prompt, title: '€'.repeat(200), body: '€'.repeat(1000) };
+    const payload = webPushPayload(long, page);
+    expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(maxWebPushPlaintextBytes);
+    const parsed = JSON.parse(payload) as Record<string, unknown>;
+    expect(parsed).toMatchObject({ web_push: 8030, notification: { title: long.title, body: long.body } });
+    expect(parsed.title).toBeUndefined();
   });
 });
