@@ -65,13 +65,15 @@ export const tracerModuleFile = 'tracing.mjs';
 const tracerFile = libraryFile('shared/tracing-library.ts', tracerModuleFile);
 
 /**
- * The web authenticator's function also carries the app's build, beside its bundle, where it reads it from: built
- * first if its sources changed (`--if-stale`), so that `cdk synth` and `cdk deploy` never ship a stale or missing app.
+ * The web apps' function also carries their builds (the web authenticator's, the console's pages), beside its bundle,
+ * where it reads them from: each built first if its sources changed (`--if-stale`), so that `cdk synth` and
+ * `cdk deploy` never ship a stale or missing app.
  */
-const webAppFiles: BesideBundle = (inputDir, outputDir) => [
-  `cd "${inputDir}" && node_modules/.bin/tsx web/authenticator/build.ts --if-stale`,
-  `cp -R "${inputDir}/.tmp/web/authenticator" "${outputDir}/authenticator"`,
-];
+const webAppFiles: BesideBundle = (inputDir, outputDir) =>
+  ['authenticator', 'console'].flatMap((app) => [
+    `cd "${inputDir}" && node_modules/.bin/tsx web/${app}/build.ts --if-stale`,
+    `cp -R "${inputDir}/.tmp/web/${app}" "${outputDir}/${app}"`,
+  ]);
 
 /** The file name of the WebAuthn library beside a bundle, as `WEBAUTHN_MODULE` gives it to the function. */
 export const webAuthnModuleFile = 'webauthn.mjs';

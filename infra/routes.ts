@@ -326,15 +326,18 @@ export interface WebAppRoute {
 }
 
 /**
- * The web authenticator (web/authenticator/, built into .tmp/web/authenticator/): files of a page, not operations of
- * the API (no signature, no OpenAPI entry), so they stand apart from the operations' table. `{proxy+}` takes the rest
- * of the path, slashes included, as API Gateway's greedy parameter does; the handler serves only its build's files.
+ * The web apps: the web authenticator (web/authenticator/) and the console's pages (web/console/), each built into
+ * .tmp/web/<app>/: files of a page, not operations of the API (no signature, no OpenAPI entry), so they stand apart
+ * from the operations' table. `{proxy+}` takes the rest of the path, slashes included, as API Gateway's greedy
+ * parameter does; the handler serves only its builds' files. One function serves both: the console's pages cost the
+ * stack two routes, not a function. `/console/api/{proxy+}` (the console's API) is more specific than
+ * `/console/{proxy+}`, so API Gateway sends the API's paths there.
  */
 export const webAppRoute: WebAppRoute = {
-  handler: 'public/authenticator',
+  handler: 'public/web-apps',
   access: {},
   // API Gateway routes `/authenticator/` to `/authenticator` (a route may not end in `/`), rawPath keeping the slash.
-  paths: ['/authenticator', '/authenticator/{proxy+}'],
+  paths: ['/authenticator', '/authenticator/{proxy+}', '/console', '/console/{proxy+}'],
 };
 
 /** One function behind a greedy route that takes every method, routing inside itself. */
@@ -516,6 +519,8 @@ export const routeThrottles: Readonly<Record<string, RouteThrottle>> = {
   'POST /device/v3/link': { rateLimit: 5, burstLimit: 10 },
   'GET /authenticator': { rateLimit: 10, burstLimit: 20 },
   'GET /authenticator/{proxy+}': { rateLimit: 30, burstLimit: 60 },
+  'GET /console': { rateLimit: 10, burstLimit: 20 },
+  'GET /console/{proxy+}': { rateLimit: 30, burstLimit: 60 },
   // People at a console: a few requests a screen; sign-ins are counted per account and address besides.
   'ANY /console/api/{proxy+}': { rateLimit: 20, burstLimit: 40 },
 };

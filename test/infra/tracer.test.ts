@@ -35,6 +35,8 @@ const tracerCommand = expect.stringMatching(
 const webAppCommands = [
   expect.stringContaining('web/authenticator/build.ts'),
   expect.stringContaining('"out/authenticator"'),
+  expect.stringContaining('web/console/build.ts'),
+  expect.stringContaining('"out/console"'),
 ];
 const webAuthnCommand = expect.stringMatching(
   /esbuild shared\/webauthn\/library\.ts --bundle .* --outfile="out\/webauthn\.mjs"$/,
