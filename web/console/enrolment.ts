@@ -1,5 +1,6 @@
 import { field, h, notice } from '../authenticator/dom.ts';
 import { type CreationOptionsJson, createPasskey } from '../authenticator/webauthn-json.ts';
+import { maxAdminNameLength } from '#shared/domain/console-admin';
 import { call } from './api.ts';
 import { showScreen } from './screen.ts';
 import { problem } from './words.ts';
@@ -21,7 +22,13 @@ export function renderEnrolment(invite: string, enrolled: (said: HTMLElement) =>
   const status = h('div', { 'aria-live': 'polite' });
   const name = field(
     'Your name',
-    h('input', { type: 'text', name: 'name', autocomplete: 'name', maxlength: 100, required: true }),
+    h('input', {
+      type: 'text',
+      name: 'name',
+      autocomplete: 'name',
+      maxlength: maxAdminNameLength,
+      required: true,
+    }),
     'Shown to the other admins and in the audit trail.',
   );
   const create = h('button', { type: 'submit', class: 'primary' }, 'Create passkey');
