@@ -330,14 +330,15 @@ export interface WebAppRoute {
  * .tmp/web/<app>/: files of a page, not operations of the API (no signature, no OpenAPI entry), so they stand apart
  * from the operations' table. `{proxy+}` takes the rest of the path, slashes included, as API Gateway's greedy
  * parameter does; the handler serves only its builds' files. One function serves both: the console's pages cost the
- * stack two routes, not a function. `/console/api/{proxy+}` (the console's API) is more specific than
- * `/console/{proxy+}`, so API Gateway sends the API's paths there.
+ * stack two routes, not a function. The console's files are flat (one segment under `/console/`), so its pages take
+ * `{file}`, never a greedy path that would also match the console's API under `/console/api/`: which of two greedy
+ * routes of different methods API Gateway prefers is not a rule to lean on.
  */
 export const webAppRoute: WebAppRoute = {
   handler: 'public/web-apps',
   access: {},
   // API Gateway routes `/authenticator/` to `/authenticator` (a route may not end in `/`), rawPath keeping the slash.
-  paths: ['/authenticator', '/authenticator/{proxy+}', '/console', '/console/{proxy+}'],
+  paths: ['/authenticator', '/authenticator/{proxy+}', '/console', '/console/{file}'],
 };
 
 /** One function behind a greedy route that takes every method, routing inside itself. */
@@ -520,7 +521,7 @@ export const routeThrottles: Readonly<Record<string, RouteThrottle>> = {
   'GET /authenticator': { rateLimit: 10, burstLimit: 20 },
   'GET /authenticator/{proxy+}': { rateLimit: 30, burstLimit: 60 },
   'GET /console': { rateLimit: 10, burstLimit: 20 },
-  'GET /console/{proxy+}': { rateLimit: 30, burstLimit: 60 },
+  'GET /console/{file}': { rateLimit: 30, burstLimit: 60 },
   // People at a console: a few requests a screen; sign-ins are counted per account and address besides.
   'ANY /console/api/{proxy+}': { rateLimit: 20, burstLimit: 40 },
 };

@@ -108,7 +108,6 @@ export async function loadRoutes(): Promise<{ routes: LoadedRoute[]; fallback: H
   }));
   const webAppPaths = new Set(webAppRoute.paths);
   const routes = await Promise.all(
-    // The console's API before the web apps: `/console/api/{proxy+}` is the more specific, as API Gateway takes it.
     [...httpRoutes, consoleRoute, ...webAppRows].map(async (route) => ({
       // API Gateway sends `/x/` to the route `/x`; the web app's page lives at such a path.
       ...compileRoute(route, webAppPaths.has(route.path)),
