@@ -356,9 +356,26 @@ export const consoleRoute: ProxyRoute = {
   path: '/console/api/{proxy+}',
   handler: 'console/api',
   access: {
-    ...table(['console', 'organization', 'organizationList', 'directory'], ['console']),
+    // Its actions go through the signed API's use cases, and touch what theirs touch (their rows above): directories
+    // and SDK keys, services and their names, keys at each level, users, their devices and linking codes.
+    ...table(
+      ['console', 'organization', 'organizationList', 'directory', 'service', 'serviceName', 'device'],
+      [
+        'console',
+        'organization',
+        'directory',
+        'sdkKey',
+        'service',
+        'serviceName',
+        'userHead',
+        'linkCode',
+        'device',
+      ],
+    ),
     audit: 'append',
     ...passkeys,
+    // An unlink tells the user's devices.
+    ...pushes,
   },
 };
 

@@ -49,6 +49,21 @@ export interface ConsoleReply {
     readonly sessionId?: string;
   };
   readonly targetId?: string;
+  /**
+   * What the change touched, for its audit record: the organization (the operator's changes go to the organization
+   * they touched, not the deployment's partition), and the directory, service, user and device, which the audit
+   * trail's filters read.
+   */
+  readonly touched?: ConsoleTouched;
+}
+
+/** What a console change touched, as its audit record names it. */
+export interface ConsoleTouched {
+  readonly organizationId?: string;
+  readonly directoryId?: string;
+  readonly serviceId?: string;
+  readonly user?: string;
+  readonly deviceId?: string;
 }
 
 export interface ConsoleRequest<Body> {
@@ -257,7 +272,7 @@ async function withAuditOf(
   const record = (
     actor: ConsoleReply['actor'],
     status: number,
-    extra: { errorCode?: string; targetId?: string } = {},
+    extra: { errorCode?: string; targetId?: string; touched?: ConsoleTouched } = {},
   ) =>
     actor
       ? recordConsoleAction(
@@ -269,7 +284,9 @@ async function withAuditOf(
             sourceIp: callerAddress(event),
             outcome: outcomeOf(status),
             status,
-            ...extra,
+            ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
+            ...(extra.targetId ? { targetId: extra.targetId } : {}),
+            ...extra.touched,
           },
           now,
         )
@@ -278,11 +295,10 @@ async function withAuditOf(
   if (method === 'GET') return run();
   try {
     const reply = await run();
-    await record(
-      reply.actor ?? sessionActor,
-      reply.status,
-      reply.targetId ? { targetId: reply.targetId } : {},
-    );
+    await record(reply.actor ?? sessionActor, reply.status, {
+      ...(reply.targetId ? { targetId: reply.targetId } : {}),
+      ...(reply.touched ? { touched: reply.touched } : {}),
+    });
     return reply;
   } catch (error) {
     if (error instanceof ApiError) await record(sessionActor, error.status, { errorCode: error.code });
