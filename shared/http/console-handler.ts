@@ -55,6 +55,8 @@ export interface ConsoleReply {
    * trail's filters read.
    */
   readonly touched?: ConsoleTouched;
+  /** A file to download instead of a JSON body (an audit export as CSV). */
+  readonly download?: { readonly contentType: string; readonly filename: string; readonly text: string };
 }
 
 /** What a console change touched, as its audit record names it. */
@@ -150,6 +152,7 @@ export function consoleHandler(endpoints: readonly ConsoleEndpoint[]) {
     const reply = await withAuditOf(event, method, endpoint, session, now, () =>
       endpoint.handle({ event, body, parameters, session, token, now }),
     );
+    if (reply.download) return downloadOf(reply.status, reply.download);
     return {
       statusCode: reply.status,
       headers: jsonHeaders,
@@ -175,6 +178,20 @@ const jsonHeaders = {
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
 };
+
+/** A file the browser saves rather than shows: its own type, named, never sniffed or cached. */
+function downloadOf(status: number, download: NonNullable<ConsoleReply['download']>): HttpResult {
+  return {
+    statusCode: status,
+    headers: {
+      'content-type': download.contentType,
+      'content-disposition': `attachment; filename="${download.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    },
+    body: download.text,
+  };
+}
 
 function route(
   compiled: readonly CompiledEndpoint[],

@@ -613,3 +613,147 @@ describe('the audit trail', () => {
     ]);
   });
 });
+
+describe('reading the audit trail', () => {
+  const query = (parameters: Record<string, string>) => `?${new URLSearchParams(parameters).toString()}`;
+
+  it('filters by actor, operation, outcome and user, a page at a time, for any role that reads', async () => {
+    // An admin of its own, whose records are these only.
+    const admin = await client.signedIn('admin');
+    const since = new Date(Date.now() - 1000).toISOString();
+    const directoryId = await newDirectory(admin);
+    await client.call('PATCH', `/directories/${directoryId}`, { session: admin, body: { active: false } });
+    await client.call('PATCH', `/directories/${directoryId}`, { session: admin, body: { active: true } });
+    await client.call('PATCH', `/directories/${missingId}`, { session: admin, body: { active: true } });
+    await client.call('POST', `/directories/${directoryId}/users/alan/links`, {
+      session: helpdesk,
+      body: {},
+    });
+    const until = new Date(Date.now() + 1000).toISOString();
+    const range = { since, until };
+    const actor = `console:${admin.adminId}`;
+
+    const changes = await client.call(
+      'GET',
+      `/audit/records${query({ ...range, actor, operation: 'PATCH /console/api/directories/{id}' })}`,
+      { session: auditor },
+    );
+    expect(changes.status).toBe(200);
+    const records = changes.body?.records as { directory_id?: string; outcome: string; actor_id: string }[];
+    expect(records.map((record) => [record.actor_id, record.outcome])).toEqual([
+      [actor, 'success'],
+      [actor, 'success'],
+      [actor, 'refused'],
+    ]);
+    const refused = await client.call(
+      'GET',
+      `/audit/records${query({ ...range, actor, outcome: 'refused' })}`,
+      {
+        session: auditor,
+      },
+    );
+    expect((refused.body?.records as unknown[]).length).toBe(1);
+    const forUser = await client.call('GET', `/audit/records${query({ ...range, user: 'alan' })}`, {
+      session: helpdesk,
+    });
+    expect(forUser.body?.records).toMatchObject([
+      {
+        actor_id: `console:${helpdesk.adminId}`,
+        operation: 'POST /console/api/directories/{id}/users/{identifier}/links',
+      },
+    ]);
+
+    const first = await client.call('GET', `/audit/records${query({ ...range, actor, limit: '2' })}`, {
+      session: auditor,
+    });
+    expect((first.body?.records as unknown[]).length).toBe(2);
+    const next = await client.call(
+      'GET',
+      `/audit/records${query({ ...range, actor, limit: '2', cursor: first.body?.cursor as string })}`,
+      { session: auditor },
+    );
+    expect((next.body?.records as unknown[]).length).toBe(2);
+  });
+
+  it('exports CSV and JSON as files', async () => {
+    const admin = await client.signedIn('admin');
+    const since = new Date(Date.now() - 1000).toISOString();
+    await newDirectory(admin);
+    const range = {
+      since,
+      until: new Date(Date.now() + 1000).toISOString(),
+      actor: `console:${admin.adminId}`,
+      operation: 'POST /console/api/directories',
+    };
+    const csv = await fetch(
+      `${client.origin}/console/api/audit/export${query({ ...range, format: 'csv' })}`,
+      {
+        headers: { cookie: auditor.cookie },
+      },
+    );
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(csv.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="audit-[0-9a-f-]+-\d{4}-\d{2}-\d{2}\.csv"$/,
+    );
+    const lines = (await csv.text()).trimEnd().split('\r\n');
+    expect(lines[0]).toMatch(/^"time","organization_id",/);
+    expect(lines.slice(1)).toHaveLength(1);
+    expect(lines[1]).toContain(`"console:${admin.adminId}","admin"`);
+    const json = await fetch(`${client.origin}/console/api/audit/export${query(range)}`, {
+      headers: { cookie: auditor.cookie },
+    });
+    expect(json.headers.get('content-type')).toBe('application/json');
+    expect(((await json.json()) as { records: unknown[] }).records).toHaveLength(1);
+  });
+
+  it('is the admin’s organization’s only; the operator names one; the range and fields are bounded', async () => {
+    const range = { since: new Date(Date.now() - 60_000).toISOString(), until: new Date().toISOString() };
+    sameRefusal(
+      await client.call(
+        'GET',
+        `/audit/records${query({ ...range, organization_id: foreign.organizationId })}`,
+        {
+          session: auditor,
+        },
+      ),
+      foreign.organizationId,
+      await client.call('GET', `/audit/records${query({ ...range, organization_id: missingId })}`, {
+        session: auditor,
+      }),
+      missingId,
+    );
+    expect(refusal(await client.call('GET', `/audit/records${query(range)}`, { session: operator }))).toEqual(
+      {
+        status: 404,
+        code: 'CON-004',
+      },
+    );
+    expect(
+      (
+        await client.call(
+          'GET',
+          `/audit/records${query({ ...range, organization_id: foreign.organizationId })}`,
+          {
+            session: operator,
+          },
+        )
+      ).status,
+    ).toBe(200);
+    const long = await client.call(
+      'GET',
+      `/audit/records${query({ since: '2026-01-01T00:00:00Z', until: '2026-03-01T00:00:00Z' })}`,
+      { session: auditor },
+    );
+    expect(refusal(long)).toEqual({ status: 400, code: 'ARG-001' });
+    const wrong = await client.call('GET', `/audit/records${query({ ...range, actor: 'x'.repeat(201) })}`, {
+      session: auditor,
+    });
+    expect(refusal(wrong)).toEqual({ status: 400, code: 'ARG-001' });
+    expect(wrong.body?.error_detail).toContain('actor');
+    expect(refusal(await client.call('GET', `/audit/records${query(range)}`))).toEqual({
+      status: 401,
+      code: 'CON-001',
+    });
+  });
+});
