@@ -6,7 +6,11 @@ import {
   consoleServicePolicyBody,
   consoleUpdateServiceBody,
 } from '#shared/http/schemas/console-services';
-import { consoleDirectoryOrganization, consoleService } from '#shared/use-cases/console-scope';
+import {
+  consoleDirectoryOrganization,
+  consoleOrganization,
+  consoleService,
+} from '#shared/use-cases/console-scope';
 import {
   consoleServicePolicy,
   removeConsoleServicePolicy,
@@ -31,8 +35,8 @@ const touchedBy = (service: Service): ConsoleTouched => ({
 });
 
 /**
- * A directory's services in the console (docs/console.md#services): list, create, change, and the policy, each through
- * the signed API's own use cases.
+ * Services in the console (docs/console.md#services), a directory's or the organization's own: list, create, change,
+ * and the policy, each through the signed API's own use cases.
  */
 export const serviceEndpoints: readonly ConsoleEndpoint[] = [
   endpoint({
@@ -74,6 +78,45 @@ export const serviceEndpoints: readonly ConsoleEndpoint[] = [
         body: shown(service, publicBaseUrl(event)),
         targetId: id,
         touched: { organizationId, directoryId, serviceId: id },
+      };
+    },
+  }),
+  endpoint({
+    method: 'GET',
+    path: '/organizations/{id}/services',
+    needs: 'read',
+    schema: undefined,
+    handle: async ({ event, session, parameters }) => {
+      const organizationId = await consoleOrganization(actingSession(session), parameters.id);
+      const services = await listServices({ type: 'org', id: organizationId });
+      const baseUrl = publicBaseUrl(event);
+      return { status: 200, body: { services: services.map((service) => shown(service, baseUrl)) } };
+    },
+  }),
+  endpoint({
+    method: 'POST',
+    path: '/organizations/{id}/services',
+    needs: 'service-write',
+    schema: consoleCreateServiceBody,
+    handle: async ({ event, session, parameters, body, now }) => {
+      const admin = actingSession(session);
+      const organizationId = await consoleOrganization(admin, parameters.id);
+      const id = await createService(
+        { type: 'org', id: organizationId },
+        {
+          name: body.name,
+          description: body.description,
+          icon: body.icon,
+          callbackUrl: body.callback_url,
+          active: body.active,
+        },
+        now,
+      );
+      return {
+        status: 201,
+        body: shown(await consoleService(admin, id), publicBaseUrl(event)),
+        targetId: id,
+        touched: { organizationId, serviceId: id },
       };
     },
   }),

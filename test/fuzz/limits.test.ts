@@ -1718,6 +1718,7 @@ describe('the console’s bodies', () => {
       'POST /enrolment',
       'POST /enrolment/options',
       'POST /organizations/{id}/keys',
+      'POST /organizations/{id}/services',
       'POST /services/{id}/keys',
       'POST /sign-in',
       'PUT /services/{id}/policy',

@@ -267,6 +267,39 @@ describe('services', () => {
     ).toEqual({ status: 400, code: 'SVC-001' });
   });
 
+  it('are the organization’s own too, created by its admins, and never another organization’s', async () => {
+    const name = unique('Organization service');
+    const path = `/organizations/${runtime.organizationId}/services`;
+    const created = await client.call('POST', path, { session: admin, body: { name } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name, organization_id: runtime.organizationId, directory_id: null });
+    const id = created.body?.id as string;
+    const listed = await client.call('GET', path, { session: auditor });
+    expect((listed.body?.services as { id: string }[]).map((service) => service.id)).toContain(id);
+    expect(
+      (await client.call('PUT', `/services/${id}/policy`, { session: admin, body: { amount: 1 } })).body
+        ?.summary,
+    ).toBe('At least 1 method.');
+    expect(
+      refusal(await client.call('POST', path, { session: helpdesk, body: { name: unique('No') } })),
+    ).toEqual({
+      status: 403,
+      code: 'CON-003',
+    });
+    sameRefusal(
+      await client.call('POST', `/organizations/${foreign.organizationId}/services`, {
+        session: admin,
+        body: { name: unique('Theirs') },
+      }),
+      foreign.organizationId,
+      await client.call('POST', `/organizations/${missingId}/services`, {
+        session: admin,
+        body: { name: unique('None') },
+      }),
+      missingId,
+    );
+  });
+
   it('take a policy of factors and fences, shown back with a readable summary', async () => {
     const id = await newService(await newDirectory());
     const set = await client.call('PUT', `/services/${id}/policy`, {
@@ -375,7 +408,10 @@ describe('keys', () => {
     });
     expect(changed.body).toMatchObject({ id: kid, active: false, date_expires: '2099-01-01T00:00:00Z' });
     const listed = await client.call('GET', `/services/${id}/keys`, { session: auditor });
-    expect((listed.body?.keys as { id: string }[]).map((key) => key.id)).toEqual([kid, second.body?.key_id]);
+    // Listed by creation time to the second, then by id: two keys added within a second come in either order.
+    expect((listed.body?.keys as { id: string }[]).map((key) => key.id).toSorted()).toEqual(
+      [kid, second.body?.key_id as string].toSorted(),
+    );
 
     expect(
       refusal(
