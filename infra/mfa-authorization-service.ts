@@ -37,6 +37,7 @@ import {
 import {
   consumerId,
   fallbackRoute,
+  consoleAuditRoute,
   consoleRoute,
   httpRoutes,
   keyRingAccess,
@@ -360,6 +361,17 @@ export class MfaAuthorizationService extends Construct {
       methods: [HttpMethod.ANY],
       integration: new HttpLambdaIntegration('ConsoleApiIntegration', consoleApi),
     });
+    const consoleAudit = new RouteFunction(this, 'ConsoleAudit', {
+      ...consoleAuditRoute,
+      resources,
+      role: roles.roleFor(consoleAuditRoute.access),
+    });
+    apiFunctions.push(consoleAudit);
+    api.addRoutes({
+      path: consoleAuditRoute.path,
+      methods: [HttpMethod.ANY],
+      integration: new HttpLambdaIntegration('ConsoleAuditIntegration', consoleAudit),
+    });
 
     const domainName =
       props.customDomain && !props.edge
@@ -376,9 +388,12 @@ export class MfaAuthorizationService extends Construct {
     // A stage named like a route's first segment would make `/<stage>/…` ambiguous to the functions, which drop a
     // leading `/<stage>` only when the request came in under it.
     if (
-      [...httpRoutes.map((route) => route.path), ...webAppRoute.paths, consoleRoute.path].some(
-        (path) => path.split('/')[1] === stageName,
-      )
+      [
+        ...httpRoutes.map((route) => route.path),
+        ...webAppRoute.paths,
+        consoleRoute.path,
+        consoleAuditRoute.path,
+      ].some((path) => path.split('/')[1] === stageName)
     ) {
       throw new Error(`stageName ${stageName} is the first segment of a route's path: choose another name`);
     }

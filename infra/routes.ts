@@ -360,10 +360,39 @@ export const consoleRoute: ProxyRoute = {
   path: '/console/api/{proxy+}',
   handler: 'console/api',
   access: {
-    ...table(['console', 'organization', 'organizationList', 'directory'], ['console']),
+    // Its actions go through the signed API's use cases, and touch what theirs touch (their rows above): directories
+    // and SDK keys, services and their names, keys at each level, users, their devices and linking codes.
+    ...table(
+      ['console', 'organization', 'organizationList', 'directory', 'service', 'serviceName', 'device'],
+      [
+        'console',
+        'organization',
+        'directory',
+        'sdkKey',
+        'service',
+        'serviceName',
+        'userHead',
+        'linkCode',
+        'device',
+      ],
+    ),
     audit: 'append',
     ...passkeys,
+    // An unlink tells the user's devices.
+    ...pushes,
   },
+};
+
+/**
+ * The console's audit trail (docs/console.md#audit-trail): a function of its own behind the more specific route, since
+ * it reads the audit table, which the console's other function writes, and no role may do both. It reads sessions
+ * (and moves their idle deadline) and organizations, and writes nothing else: its endpoints are all reads.
+ */
+export const consoleAuditRoute: ProxyRoute = {
+  method: 'ANY',
+  path: '/console/api/audit/{proxy+}',
+  handler: 'console/audit-api',
+  access: { ...table(['console', 'organization'], ['console']), audit: 'read' },
 };
 
 /** Requests that match no row: ARG-002 in a signed response under the signed prefixes, a plain 404 elsewhere. */
@@ -524,4 +553,5 @@ export const routeThrottles: Readonly<Record<string, RouteThrottle>> = {
   'GET /console/{file}': { rateLimit: 30, burstLimit: 60 },
   // People at a console: a few requests a screen; sign-ins are counted per account and address besides.
   'ANY /console/api/{proxy+}': { rateLimit: 20, burstLimit: 40 },
+  'ANY /console/api/audit/{proxy+}': { rateLimit: 5, burstLimit: 10 },
 };

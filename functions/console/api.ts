@@ -19,6 +19,10 @@ import { consoleDirectories, consoleDirectory } from '#shared/use-cases/console-
 import { enrol, enrolmentOptions, signInOptions } from '#shared/use-cases/console-passkeys';
 import { signIn, signOut } from '#shared/use-cases/console-sessions';
 import type { RegistrationResponseJSON, AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { directoryEndpoints } from '#functions/console/directory-endpoints';
+import { keyEndpoints } from '#functions/console/key-endpoints';
+import { serviceEndpoints } from '#functions/console/service-endpoints';
+import { userEndpoints } from '#functions/console/user-endpoints';
 
 const uuid = v.pipe(v.string(), v.uuid());
 
@@ -122,6 +126,10 @@ export const consoleEndpoints: readonly ConsoleEndpoint[] = [
       return { status: 200, body: await consoleDirectory(required(session), id) };
     },
   }),
+  ...directoryEndpoints,
+  ...serviceEndpoints,
+  ...keyEndpoints,
+  ...userEndpoints,
 ];
 
 /** Who is signed in, as the console's pages show it, with the CSRF token they send back on every change. */

@@ -5,6 +5,7 @@ import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { lambdaContext } from '#infra/local/lambda-context';
 import {
   type Access,
+  consoleAuditRoute,
   consoleRoute,
   fallbackRoute,
   type HttpRoute,
@@ -108,7 +109,8 @@ export async function loadRoutes(): Promise<{ routes: LoadedRoute[]; fallback: H
   }));
   const webAppPaths = new Set(webAppRoute.paths);
   const routes = await Promise.all(
-    [...httpRoutes, consoleRoute, ...webAppRows].map(async (route) => ({
+    // The audit trail's route first: API Gateway prefers it, the more specific, to the console's.
+    [...httpRoutes, ...webAppRows, consoleAuditRoute, consoleRoute].map(async (route) => ({
       // API Gateway sends `/x/` to the route `/x`; the web app's page lives at such a path.
       ...compileRoute(route, webAppPaths.has(route.path)),
       handler: await handlerOf(route.handler),

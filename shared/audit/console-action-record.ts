@@ -21,6 +21,10 @@ export interface ConsoleAction {
   readonly sourceIp: string;
   readonly targetId?: string;
   readonly directoryId?: string;
+  readonly serviceId?: string;
+  /** The directory user's identifier, when the action was for a user. */
+  readonly user?: string;
+  readonly deviceId?: string;
   readonly outcome: AuditOutcome;
   readonly status: number;
   readonly errorCode?: string;
@@ -39,6 +43,9 @@ export function recordConsoleAction(action: ConsoleAction, now: Date): Promise<v
     ...(action.sessionId ? { session_id: action.sessionId } : {}),
     operation: action.operation,
     ...(action.directoryId ? { directory_id: action.directoryId } : {}),
+    ...(action.serviceId ? { service_id: action.serviceId } : {}),
+    ...(action.user ? { user: action.user } : {}),
+    ...(action.deviceId ? { device_id: action.deviceId } : {}),
     ...(action.targetId ? { target_id: action.targetId } : {}),
     outcome: action.outcome,
     status: action.status,

@@ -13,6 +13,11 @@ export type ConsoleAction =
   | 'service-write'
   /** Add, generate, activate, deactivate, expire and remove public keys at any level. */
   | 'key-write'
+  /**
+   * Add, activate, deactivate, expire and remove the organization's own keys, which sign for every directory and
+   * service of it: the owner's and the operator's, as admin management is.
+   */
+  | 'organization-key-write'
   /** Act for a user: unlink a device, start a link, approve a pending link, clear a fraud lock, reset TOTP. */
   | 'user-helpdesk'
   /** Invite admins, change their roles, remove them. */
@@ -25,6 +30,7 @@ export const consoleActions: readonly ConsoleAction[] = [
   'directory-write',
   'service-write',
   'key-write',
+  'organization-key-write',
   'user-helpdesk',
   'admin-management',
   'deployment',
@@ -37,6 +43,7 @@ const permissions: Readonly<Record<ConsoleRole, ReadonlySet<ConsoleAction>>> = {
     'directory-write',
     'service-write',
     'key-write',
+    'organization-key-write',
     'user-helpdesk',
     'admin-management',
   ]),

@@ -49,6 +49,23 @@ export interface ConsoleReply {
     readonly sessionId?: string;
   };
   readonly targetId?: string;
+  /**
+   * What the change touched, for its audit record: the organization (the operator's changes go to the organization
+   * they touched, not the deployment's partition), and the directory, service, user and device, which the audit
+   * trail's filters read.
+   */
+  readonly touched?: ConsoleTouched;
+  /** A file to download instead of a JSON body (an audit export as CSV). */
+  readonly download?: { readonly contentType: string; readonly filename: string; readonly text: string };
+}
+
+/** What a console change touched, as its audit record names it. */
+export interface ConsoleTouched {
+  readonly organizationId?: string;
+  readonly directoryId?: string;
+  readonly serviceId?: string;
+  readonly user?: string;
+  readonly deviceId?: string;
 }
 
 export interface ConsoleRequest<Body> {
@@ -135,6 +152,7 @@ export function consoleHandler(endpoints: readonly ConsoleEndpoint[]) {
     const reply = await withAuditOf(event, method, endpoint, session, now, () =>
       endpoint.handle({ event, body, parameters, session, token, now }),
     );
+    if (reply.download) return downloadOf(reply.status, reply.download);
     return {
       statusCode: reply.status,
       headers: jsonHeaders,
@@ -160,6 +178,20 @@ const jsonHeaders = {
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
 };
+
+/** A file the browser saves rather than shows: its own type, named, never sniffed or cached. */
+function downloadOf(status: number, download: NonNullable<ConsoleReply['download']>): HttpResult {
+  return {
+    statusCode: status,
+    headers: {
+      'content-type': download.contentType,
+      'content-disposition': `attachment; filename="${download.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    },
+    body: download.text,
+  };
+}
 
 function route(
   compiled: readonly CompiledEndpoint[],
@@ -257,7 +289,7 @@ async function withAuditOf(
   const record = (
     actor: ConsoleReply['actor'],
     status: number,
-    extra: { errorCode?: string; targetId?: string } = {},
+    extra: { errorCode?: string; targetId?: string; touched?: ConsoleTouched } = {},
   ) =>
     actor
       ? recordConsoleAction(
@@ -269,7 +301,9 @@ async function withAuditOf(
             sourceIp: callerAddress(event),
             outcome: outcomeOf(status),
             status,
-            ...extra,
+            ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
+            ...(extra.targetId ? { targetId: extra.targetId } : {}),
+            ...extra.touched,
           },
           now,
         )
@@ -278,11 +312,10 @@ async function withAuditOf(
   if (method === 'GET') return run();
   try {
     const reply = await run();
-    await record(
-      reply.actor ?? sessionActor,
-      reply.status,
-      reply.targetId ? { targetId: reply.targetId } : {},
-    );
+    await record(reply.actor ?? sessionActor, reply.status, {
+      ...(reply.targetId ? { targetId: reply.targetId } : {}),
+      ...(reply.touched ? { touched: reply.touched } : {}),
+    });
     return reply;
   } catch (error) {
     if (error instanceof ApiError) await record(sessionActor, error.status, { errorCode: error.code });

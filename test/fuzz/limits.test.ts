@@ -1706,9 +1706,22 @@ describe('the console’s bodies', () => {
     ]);
     const withBody = consoleEndpoints.filter((endpoint) => endpoint.schema !== undefined);
     expect(withBody.map((endpoint) => `${endpoint.method} ${endpoint.path}`).sort()).toEqual([
+      'PATCH /directories/{id}',
+      'PATCH /directories/{id}/keys/{kid}',
+      'PATCH /organizations/{id}/keys/{kid}',
+      'PATCH /services/{id}',
+      'PATCH /services/{id}/keys/{kid}',
+      'POST /directories',
+      'POST /directories/{id}/keys',
+      'POST /directories/{id}/services',
+      'POST /directories/{id}/users/{identifier}/links',
       'POST /enrolment',
       'POST /enrolment/options',
+      'POST /organizations/{id}/keys',
+      'POST /organizations/{id}/services',
+      'POST /services/{id}/keys',
       'POST /sign-in',
+      'PUT /services/{id}/policy',
     ]);
     const unbounded = withBody.flatMap((endpoint) =>
       schemaFields(endpoint.schema as v.GenericSchema)

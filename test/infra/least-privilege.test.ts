@@ -17,6 +17,7 @@ import {
   routeId,
   webAppRoute,
   webhookConsumers,
+  consoleAuditRoute,
   consoleRoute,
 } from '#infra/routes';
 import { AuthorizationServiceStack } from '#infra/stack';
@@ -65,6 +66,7 @@ function functionsWithTheirRows(): { id: string; access: Access }[] {
     { id: 'Fallback', access: fallbackRoute.access },
     { id: 'WebAuthenticator', access: webAppRoute.access },
     { id: 'ConsoleApi', access: consoleRoute.access },
+    { id: 'ConsoleAudit', access: consoleAuditRoute.access },
     ...[...webhookConsumers, ...pushConsumers].map((consumer) => ({
       id: consumerId(consumer),
       access: consumer.access,

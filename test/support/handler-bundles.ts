@@ -1,6 +1,7 @@
 import { build } from 'esbuild';
 import { bundlingFor, credentialChainPackage, lambdaCredentials } from '#infra/function-bundling';
 import {
+  consoleAuditRoute,
   consoleRoute,
   fallbackRoute,
   httpRoutes,
@@ -16,6 +17,7 @@ export const bundledHandlers = [
     fallbackRoute.handler,
     webAppRoute.handler,
     consoleRoute.handler,
+    consoleAuditRoute.handler,
     ...webhookConsumers.map((consumer) => consumer.handler),
     ...pushConsumers.map((consumer) => consumer.handler),
     'deploy/api-key-ring',

@@ -23,6 +23,7 @@ describe('the console’s permission table', () => {
       'directory-write',
       'service-write',
       'key-write',
+      'organization-key-write',
       'user-helpdesk',
       'admin-management',
     ]);
@@ -44,6 +45,14 @@ describe('the console’s permission table', () => {
 
   it('lets an auditor read and nothing else', () => {
     expect(allowed('auditor')).toEqual(['read']);
+  });
+
+  it('keeps the organization’s own keys to its owner and the operator', () => {
+    expect(
+      (['operator', 'owner', 'admin', 'helpdesk', 'auditor'] as const).filter((role) =>
+        mayPerform(role, 'organization-key-write'),
+      ),
+    ).toEqual(['operator', 'owner']);
   });
 
   it('keeps deployment-wide actions to the operator', () => {
