@@ -356,9 +356,35 @@ export const consoleRoute: ProxyRoute = {
   path: '/console/api/{proxy+}',
   handler: 'console/api',
   access: {
-    ...table(['console', 'organization', 'organizationList', 'directory'], ['console']),
+    ...table(
+      [
+        'console',
+        'organization',
+        'organizationList',
+        'directory',
+        // Sign-in approvals (docs/console.md#approval): the console's own directory, service, links and auth requests.
+        'service',
+        'serviceName',
+        'userHead',
+        'authRequest',
+      ],
+      [
+        'console',
+        'organization',
+        'directory',
+        'service',
+        'serviceName',
+        'userHead',
+        'linkCode',
+        'authRequest',
+      ],
+    ),
     audit: 'append',
     ...passkeys,
+    // An approval's push package is signed with the API key, its user hashed, its push queued.
+    apiKeys: true,
+    ...hashes,
+    ...pushes,
   },
 };
 
