@@ -349,7 +349,8 @@ export interface ProxyRoute {
  * The console's API (docs/console.md): one function, with its own pipeline (session, role, CSRF) and its own small
  * route table (functions/console/api.ts), so that the console costs the stack one function and one route however
  * many endpoints it grows. It reads and writes its own items; reads organizations and directories for what it shows;
- * records every change in the audit trail; verifies admins' passkeys.
+ * records every change in the audit trail; verifies admins' passkeys; links admins' authenticators and asks their
+ * sign-in approvals through the console's own directory and service.
  */
 export const consoleRoute: ProxyRoute = {
   method: 'ANY',

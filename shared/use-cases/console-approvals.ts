@@ -13,7 +13,7 @@ import {
 } from '#shared/domain/console-approval';
 import { onlyReads } from '#shared/domain/console-permissions';
 import type { ConsoleSession } from '#shared/domain/console-session';
-import { answeringDevices, linkedDevices, type UserKey } from '#shared/domain/user';
+import { answeringDevices, linkedDevices, slotHeld, type UserKey } from '#shared/domain/user';
 import { ApiError, serviceUnavailable } from '#shared/errors';
 import type { Caller } from '#shared/http/signed-state';
 import { webAuthenticatorUrl } from '#shared/http/web-authenticator';
@@ -42,6 +42,7 @@ import { epochSeconds, isoSeconds } from '#shared/time';
 import {
   cancelAuthRequest,
   countExpiry,
+  findAuthRequest,
   findServiceAuthRequest,
 } from '#shared/use-cases/auth-request-outcomes';
 import { createAuthRequest } from '#shared/use-cases/create-auth-request';
@@ -188,6 +189,11 @@ export async function startApproval(
   const setup = await consoleApprovals(now);
   const user = await getUser(adminUser(setup, session.adminId));
   if (!user || answeringDevices(user, epochSeconds(now)).length === 0) throw noAuthenticator();
+  // Before the key pair, the costly part: a busy admin is refused at once (the create holds the rule itself).
+  const holder = slotHeld(user, epochSeconds(now))
+    ? await findAuthRequest(user.pending?.authId ?? '')
+    : undefined;
+  if (holder && authRequestState(holder, epochSeconds(now)) === 'pending') throw busy(holder.expiresAt);
   const { privateKey, publicKey } = await rsaKeyPair('rsa', { modulusLength: 2048 });
   const kid = keyId(publicKey);
   const service = { type: 'svc', id: setup.serviceId } as const;
@@ -241,16 +247,23 @@ export async function startApproval(
   };
 }
 
+/** One approval at a time per admin: the one pending request per user of every auth request. */
+function busy(expires: unknown): ApiError {
+  return new ApiError(
+    'CON-008',
+    'An approval is pending for you already (from this sign-in or another): answer it on your authenticator, or wait until it expires',
+    {
+      data: {
+        expires_at: typeof expires === 'number' ? isoSeconds(new Date(expires * 1000)) : expires,
+      },
+    },
+  );
+}
+
 /** The create's refusals an admin can act on, in the console's words. */
 function approvalRefusal(error: unknown): unknown {
   if (!(error instanceof ApiError)) return error;
-  if (error.code === 'SVC-005') {
-    return new ApiError(
-      'CON-008',
-      'An approval is pending for you already (from this sign-in or another): answer it on your authenticator, or wait until it expires',
-      { data: { expires_at: error.data?.expires } },
-    );
-  }
+  if (error.code === 'SVC-005') return busy(error.data?.expires);
   if (error.code === 'HTTP-404') return noAuthenticator();
   return error;
 }
