@@ -271,6 +271,7 @@ function approvalRefusal(error: unknown): unknown {
 export interface ApprovalReading {
   readonly stage: 'passkey' | 'approved' | 'ended';
   readonly state: ApprovalState;
+  readonly number?: string;
   readonly expires_at?: string;
   readonly detail?: string;
   /** Whether this reading changed the session: approved it, or ended it. */
@@ -305,6 +306,8 @@ export async function readApproval(
     return {
       stage: 'passkey',
       state: 'pending',
+      // The page shows it again after a reload; only the session that asked reads it.
+      ...(auth.numberMatchCode === undefined ? {} : { number: auth.numberMatchCode }),
       expires_at: isoSeconds(new Date(auth.expiresAt * 1000)),
       concluded: false,
       authRequestId,
@@ -312,10 +315,7 @@ export async function readApproval(
   }
   let outcome: ApprovalState;
   if (state === 'answered' && auth.answer) {
-    const { value } = await decryptJson(auth.answer.authJwe, (kid) =>
-      kid === key.kid ? importPrivateKey(key.privateKeyPem) : undefined,
-    );
-    const opened = value as { auth_request?: unknown; device_id?: unknown; type?: unknown; reason?: unknown };
+    const opened = await openAnswer(auth.answer.authJwe, key.kid, key.privateKeyPem);
     // The package names the request and a device it was sent to, or it approves nothing.
     const genuine =
       opened.auth_request === authRequestId &&
@@ -340,6 +340,22 @@ export async function readApproval(
   await deleteSession(token);
   await deleteApprovalKey(authRequestId);
   return { stage: 'ended', state: outcome, detail: endedDetail[outcome], concluded: true, authRequestId };
+}
+
+/** The device's sealed answer, opened with the approval's key; one that does not open approves nothing. */
+async function openAnswer(
+  authJwe: string,
+  kid: string,
+  privateKeyPem: string,
+): Promise<{ auth_request?: unknown; device_id?: unknown; type?: unknown; reason?: unknown }> {
+  try {
+    const { value } = await decryptJson(authJwe, (named) =>
+      named === kid ? importPrivateKey(privateKeyPem) : undefined,
+    );
+    return typeof value === 'object' && value !== null ? value : {};
+  } catch {
+    return {};
+  }
 }
 
 const endedDetail: Partial<Record<ApprovalState, string>> = {

@@ -159,6 +159,7 @@ describe('a sign-in approved on the admin’s own authenticator', () => {
     expect((await call('GET', '/sign-in/approval', session)).body).toMatchObject({
       stage: 'passkey',
       state: 'pending',
+      number,
     });
 
     await device.answer(pending, { approve: true, numberMatchCode: number });
