@@ -247,7 +247,7 @@ describe('the stack built from the route table', () => {
         ),
       )
       .map(([, fn]) => environmentOf(fn).PUSH_QUEUE_URL !== undefined);
-    const declared = [...httpRoutes, ...pushConsumers].filter(
+    const declared = [...httpRoutes, consoleRoute, ...pushConsumers].filter(
       (row) => row.access.pushQueue || row.access.pushDelivery,
     ).length;
     expect(senders).toEqual(Array(declared).fill(true));
