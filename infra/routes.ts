@@ -353,7 +353,8 @@ export interface ProxyRoute {
  * The console's API (docs/console.md): one function, with its own pipeline (session, role, CSRF) and its own small
  * route table (functions/console/api.ts), so that the console costs the stack one function and one route however
  * many endpoints it grows. It reads and writes its own items; reads organizations and directories for what it shows;
- * records every change in the audit trail; verifies admins' passkeys.
+ * records every change in the audit trail; verifies admins' passkeys; links admins' authenticators and asks their
+ * sign-in approvals through the console's own directory and service.
  */
 export const consoleRoute: ProxyRoute = {
   method: 'ANY',
@@ -361,9 +362,20 @@ export const consoleRoute: ProxyRoute = {
   handler: 'console/api',
   access: {
     // Its actions go through the signed API's use cases, and touch what theirs touch (their rows above): directories
-    // and SDK keys, services and their names, keys at each level, users, their devices and linking codes.
+    // and SDK keys, services and their names, keys at each level, users, their devices and linking codes. Sign-in
+    // approvals (docs/console.md#approval) use the console's own directory, service, links and auth requests.
     ...table(
-      ['console', 'organization', 'organizationList', 'directory', 'service', 'serviceName', 'device'],
+      [
+        'console',
+        'organization',
+        'organizationList',
+        'directory',
+        'service',
+        'serviceName',
+        'device',
+        'userHead',
+        'authRequest',
+      ],
       [
         'console',
         'organization',
@@ -374,11 +386,15 @@ export const consoleRoute: ProxyRoute = {
         'userHead',
         'linkCode',
         'device',
+        'authRequest',
       ],
     ),
     audit: 'append',
     ...passkeys,
-    // An unlink tells the user's devices.
+    // An approval's push package is signed with the API key, its user hashed; its push, and an unlink's notice to the
+    // user's devices, queued.
+    apiKeys: true,
+    ...hashes,
     ...pushes,
   },
 };

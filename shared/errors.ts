@@ -57,6 +57,10 @@ export const errorStatus = {
   'CON-005': 403,
   /** The console: an invite or passkey ceremony that is unknown, used or expired, or a passkey that does not verify. */
   'CON-006': 403,
+  /** The console: no authenticator linked to approve the admin's sign-ins (docs/console.md#approval). */
+  'CON-007': 409,
+  /** The console: an approval cannot start: one is pending for the admin already, or the sign-in is approved. */
+  'CON-008': 409,
   'HTTP-403': 403,
   'HTTP-404': 404,
   /** A request that has expired, on the device API (the service API answers 408 without a body). */

@@ -34,6 +34,8 @@ export interface ConsoleSession {
   /** Epoch seconds. */
   readonly createdAt: number;
   readonly lastSeenAt: number;
+  /** The auth request this session's approval waits for (docs/console.md#approval): only this session reads it. */
+  readonly approvalAuthRequest?: string;
 }
 
 /** When a session created at `createdAt` and last seen at `lastSeenAt` ends: idle or absolute, whichever comes first. */

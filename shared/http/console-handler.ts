@@ -49,6 +49,8 @@ export interface ConsoleReply {
     readonly sessionId?: string;
   };
   readonly targetId?: string;
+  /** A read that changed the session (an approval it concluded): recorded like a change. */
+  readonly changed?: boolean;
   /**
    * What the change touched, for its audit record: the organization (the operator's changes go to the organization
    * they touched, not the deployment's partition), and the directory, service, user and device, which the audit
@@ -309,7 +311,16 @@ async function withAuditOf(
         )
       : Promise.resolve();
   const sessionActor = session ? { admin: session, sessionId: session.sessionId } : undefined;
-  if (method === 'GET') return run();
+  if (method === 'GET') {
+    const reply = await run();
+    if (reply.changed)
+      await record(
+        reply.actor ?? sessionActor,
+        reply.status,
+        reply.targetId ? { targetId: reply.targetId } : {},
+      );
+    return reply;
+  }
   try {
     const reply = await run();
     await record(reply.actor ?? sessionActor, reply.status, {

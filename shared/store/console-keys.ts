@@ -56,3 +56,13 @@ export const addressFailuresKey = (block: string, windowStart: number): ItemKey 
   pk: `${prefix}FAILS#ADDR#${block}`,
   sk: `W#${windowStart}`,
 });
+
+/**
+ *   CONSOLE#APPROVALS              APPROVALS    the deployment's console organization, directory and service ids
+ *   CONSOLE#APPROVAL#<auth>        APPROVAL     a sign-in approval's key to open its answer, while it may be read
+ */
+export const consoleApprovalsKey: ItemKey = { pk: `${prefix}APPROVALS`, sk: 'APPROVALS' };
+export const approvalKey = (authRequestId: string): ItemKey => ({
+  pk: `${prefix}APPROVAL#${authRequestId}`,
+  sk: 'APPROVAL',
+});

@@ -248,7 +248,7 @@ describe('the stack built from the route table', () => {
         ),
       )
       .map(([, fn]) => environmentOf(fn).PUSH_QUEUE_URL !== undefined);
-    // The console's function too: its unlink tells the user's devices, as the signed unlink does.
+    // The console's function too: its unlink tells the user's devices, and a sign-in approval reaches the admin's.
     const declared = [...httpRoutes, consoleRoute, ...pushConsumers].filter(
       (row) => row.access.pushQueue || row.access.pushDelivery,
     ).length;
