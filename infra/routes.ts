@@ -356,7 +356,7 @@ export const consoleRoute: ProxyRoute = {
   path: '/console/api/{proxy+}',
   handler: 'console/api',
   access: {
-    ...table(['console', 'organization', 'organizationList', 'directory'], ['console']),
+    ...table(['console', 'organization', 'organizationList', 'directory', 'health'], ['console']),
     audit: 'append',
     ...passkeys,
   },
@@ -467,9 +467,10 @@ export const pushConsumers: readonly QueueConsumer[] = [
     maxBatchingWindowSeconds: 0,
     // A login waits for its push: twice the webhooks' share, still a small part of the account's concurrency.
     maxConcurrency: 20,
-    // Table writes: a gone channel is removed, and each delivered push is recorded so that a redelivery skips it.
+    // Table writes: a gone channel is removed, each delivered push is recorded so that a redelivery skips it, and
+    // each push is counted in its organization's health.
     access: {
-      ...table(['authRequest', 'directory'], ['authRequest', 'directory']),
+      ...table(['authRequest', 'directory'], ['authRequest', 'directory', 'health']),
       hashKey: true,
       vapidKeys: true,
       pushDelivery: true,

@@ -15,6 +15,7 @@ import {
   consoleSignInBody,
 } from '#shared/http/schemas/console';
 import { ApiError } from '#shared/errors';
+import { healthEndpoints } from '#functions/console/health-endpoints';
 import { consoleDirectories, consoleDirectory } from '#shared/use-cases/console-directories';
 import { enrol, enrolmentOptions, signInOptions } from '#shared/use-cases/console-passkeys';
 import { signIn, signOut } from '#shared/use-cases/console-sessions';
@@ -122,6 +123,7 @@ export const consoleEndpoints: readonly ConsoleEndpoint[] = [
       return { status: 200, body: await consoleDirectory(required(session), id) };
     },
   }),
+  ...healthEndpoints,
 ];
 
 /** Who is signed in, as the console's pages show it, with the CSRF token they send back on every change. */
