@@ -107,16 +107,12 @@ export async function deliverPush(
         typeof provider === 'string'
           ? { outcome: 'failed', reason: provider }
           : await provider.send(device.push, notification);
-      await countPush(
-        auth.organizationId,
-        device.push.type,
-        result,
-        typeof provider === 'string' ? undefined : performance.now() - started,
-        now,
-      );
+      const latencyMs = typeof provider === 'string' ? undefined : performance.now() - started;
       const key = { directoryId: auth.directoryId, identifier: auth.identifier };
       if (result.outcome === 'delivered') await recordPushed(auth.id, event.kind, device.id, auth.expiresAt);
       if (result.outcome === 'gone') await removeDevicePushChannel(key, device.id, device.push);
+      // After what a redelivery depends on, so that counting never delays or stands in its way.
+      await countPush(auth.organizationId, device.push.type, result, latencyMs, now);
       return {
         ...result,
         deviceId: device.id,
