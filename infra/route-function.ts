@@ -159,6 +159,7 @@ const kindWords: Readonly<Record<ItemKind, string>> = {
   apiPublicKey: 'Api',
   jti: 'Jti',
   console: 'Console',
+  health: 'Health',
 };
 
 /** The words of a table grant, the same for the same kinds in any order. */

@@ -370,6 +370,7 @@ export const consoleRoute: ProxyRoute = {
         'organization',
         'organizationList',
         'directory',
+        'health',
         'service',
         'serviceName',
         'device',
@@ -516,9 +517,10 @@ export const pushConsumers: readonly QueueConsumer[] = [
     maxBatchingWindowSeconds: 0,
     // A login waits for its push: twice the webhooks' share, still a small part of the account's concurrency.
     maxConcurrency: 20,
-    // Table writes: a gone channel is removed, and each delivered push is recorded so that a redelivery skips it.
+    // Table writes: a gone channel is removed, each delivered push is recorded so that a redelivery skips it, and
+    // each push is counted in its organization's health.
     access: {
-      ...table(['authRequest', 'directory'], ['authRequest', 'directory']),
+      ...table(['authRequest', 'directory'], ['authRequest', 'directory', 'health']),
       hashKey: true,
       vapidKeys: true,
       pushDelivery: true,

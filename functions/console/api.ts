@@ -16,6 +16,7 @@ import {
 } from '#shared/http/schemas/console';
 import { ApiError } from '#shared/errors';
 import { approvalEndpoints } from '#functions/console/approval-endpoints';
+import { healthEndpoints } from '#functions/console/health-endpoints';
 import { consoleDirectories, consoleDirectory } from '#shared/use-cases/console-directories';
 import { enrol, enrolmentOptions, signInOptions } from '#shared/use-cases/console-passkeys';
 import { signIn, signOut } from '#shared/use-cases/console-sessions';
@@ -132,6 +133,7 @@ export const consoleEndpoints: readonly ConsoleEndpoint[] = [
   ...keyEndpoints,
   ...userEndpoints,
   ...approvalEndpoints,
+  ...healthEndpoints,
 ];
 
 /** Who is signed in, as the console's pages show it, with the CSRF token they send back on every change. */

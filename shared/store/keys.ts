@@ -37,6 +37,7 @@ import { itemKinds } from '#shared/store/item-kinds';
  *   API             KEY#<kid>, CURRENT   the API's public keys
  *   JTI#<issuer>#<jti>  JTI      replay protection
  *   CONSOLE#…       the console's admins, invites, sessions, challenges, sign-in counts (console-keys.ts)
+ *   HEALTH#<org>  <bucket>#push#<provider>, <bucket>#auth  health counters of one 5-minute bucket (health-metrics.ts)
  *
  * Each partition prefix is an item kind (item-kinds.ts): what a route declares it touches and IAM grants.
  */
