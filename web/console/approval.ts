@@ -8,7 +8,7 @@ const pollMs = 2000;
 
 interface Approval {
   readonly auth_request: string;
-  readonly number: number;
+  readonly number: string;
   readonly expires_at: string;
 }
 
