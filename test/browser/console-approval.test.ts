@@ -104,6 +104,13 @@ describe('the console sign-in approval in a real browser', () => {
     await shows(page, 'approve on your web authenticator and choose', problems);
     await expectAccessible(page, 'approval');
     await screenshot(page, 'console-approval');
+    // A reloaded page finds its approval pending (CON-008) and shows the same number again.
+    await page.reload({ waitUntil: 'load' });
+    await page.waitForFunction(
+      (wanted) => document.querySelector('p.number')?.textContent === wanted,
+      { timeout: 15_000 },
+      number,
+    );
 
     // The authenticator shows the request; the person approves it choosing that number.
     await authenticator.bringToFront();
@@ -121,7 +128,7 @@ describe('the console sign-in approval in a real browser', () => {
     await shows(page, 'Payroll', problems);
     await shows(page, 'Olive Owner', problems);
     expect(await page.evaluate(() => document.body.innerText.includes('Approve this sign-in'))).toBe(false);
-    // The console's one refusal: the first approval, before any authenticator was linked.
+    // The console's refusals: the first approval, before any authenticator was linked, and the reloaded one's.
     expect(problems.filter((each) => !each.includes('status of 409'))).toEqual([]);
     expect(phone.problems).toEqual([]);
     await authenticator.close();
