@@ -33,6 +33,13 @@ export function onSessionEnded(handler: (detail: string) => void): void {
   sessionEnded = handler;
 }
 
+/** Ends the page's session as the service said it ended (an approval denied or failed), with its reason. */
+export function endSession(detail: string): void {
+  if (csrfToken === undefined) return;
+  csrfToken = undefined;
+  sessionEnded(detail);
+}
+
 /** Keeps the CSRF token of the session just read or started; undefined once signed out. */
 export function useSession(session: SessionView | undefined): void {
   csrfToken = session?.csrf_token;

@@ -1,5 +1,5 @@
 import { h, notice } from '../authenticator/dom.ts';
-import { call, ConsoleApiError, type SessionView } from './api.ts';
+import { call, ConsoleApiError, endSession, type SessionView } from './api.ts';
 import { type Screen, showScreen } from './screen.ts';
 import { problem } from './words.ts';
 
@@ -8,7 +8,7 @@ const pollMs = 2000;
 
 interface Approval {
   readonly auth_request: string;
-  readonly number: number;
+  readonly number: string;
   readonly expires_at: string;
 }
 
@@ -37,8 +37,13 @@ export function renderApproval(session: SessionView, approved: () => void, heade
     try {
       approval = await call<Approval>('POST', 'sign-in/approval');
     } catch (error) {
-      if (screen.current() && !isEnded(error)) offerLink(screen, status, error, () => void start());
-      return;
+      // A reloaded page whose approval is still pending (CON-008) shows that approval's number again.
+      const pending = isPending(error) ? await pendingApproval() : undefined;
+      if (pending) approval = pending;
+      else {
+        if (screen.current() && !isEnded(error)) offerLink(screen, status, error, () => void start());
+        return;
+      }
     }
     if (!screen.current()) return;
     status.replaceChildren(
@@ -55,6 +60,22 @@ export function renderApproval(session: SessionView, approved: () => void, heade
   void start();
 }
 
+const isPending = (error: unknown) => error instanceof ConsoleApiError && error.code === 'CON-008';
+
+async function pendingApproval(): Promise<Approval | undefined> {
+  try {
+    const reading = await call<{ state: string; number?: string; expires_at?: string }>(
+      'GET',
+      'sign-in/approval',
+    );
+    return reading.state === 'pending' && reading.number !== undefined
+      ? { auth_request: '', number: reading.number, expires_at: reading.expires_at ?? '' }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const isEnded = (error: unknown) => error instanceof ConsoleApiError && error.code === 'CON-001';
 
 async function poll(screen: Screen, approved: () => void): Promise<void> {
@@ -63,8 +84,11 @@ async function poll(screen: Screen, approved: () => void): Promise<void> {
     if (!screen.current()) return;
     if (document.hidden) continue;
     try {
-      const answer = await call<{ stage: string }>('GET', 'sign-in/approval');
-      if (answer.stage === 'approved' && screen.current()) return approved();
+      const answer = await call<{ stage: string; detail?: string }>('GET', 'sign-in/approval');
+      if (!screen.current()) return;
+      if (answer.stage === 'approved') return approved();
+      // Denied, failed, expired or cancelled: the service ended the session and says why.
+      if (answer.stage === 'ended') return endSession(answer.detail ?? 'the sign-in was not approved');
     } catch (error) {
       if (isEnded(error) || !screen.current()) return;
       screen.notes.replaceChildren(notice(problem(error), 'error'));
