@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { type BundlingOptions, LogLevel, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { httpRoutes, webAppRoute } from '#infra/routes';
+import { consoleRoute, httpRoutes, webAppRoute } from '#infra/routes';
 
 /**
  * This package's root, where the functions' sources, esbuild and the lock file are: bundling runs there whatever the
@@ -65,13 +65,15 @@ export const tracerModuleFile = 'tracing.mjs';
 const tracerFile = libraryFile('shared/tracing-library.ts', tracerModuleFile);
 
 /**
- * The web authenticator's function also carries the app's build, beside its bundle, where it reads it from: built
- * first if its sources changed (`--if-stale`), so that `cdk synth` and `cdk deploy` never ship a stale or missing app.
+ * The web apps' function also carries their builds (the web authenticator's, the console's pages), beside its bundle,
+ * where it reads them from: each built first if its sources changed (`--if-stale`), so that `cdk synth` and
+ * `cdk deploy` never ship a stale or missing app.
  */
-const webAppFiles: BesideBundle = (inputDir, outputDir) => [
-  `cd "${inputDir}" && node_modules/.bin/tsx web/authenticator/build.ts --if-stale`,
-  `cp -R "${inputDir}/.tmp/web/authenticator" "${outputDir}/authenticator"`,
-];
+const webAppFiles: BesideBundle = (inputDir, outputDir) =>
+  ['authenticator', 'console'].flatMap((app) => [
+    `cd "${inputDir}" && node_modules/.bin/tsx web/${app}/build.ts --if-stale`,
+    `cp -R "${inputDir}/.tmp/web/${app}" "${outputDir}/${app}"`,
+  ]);
 
 /** The file name of the WebAuthn library beside a bundle, as `WEBAUTHN_MODULE` gives it to the function. */
 export const webAuthnModuleFile = 'webauthn.mjs';
@@ -93,7 +95,7 @@ const webAuthnBundling = withFilesBeside(tracerFile, webAuthnFile);
  */
 export function bundlingFor(handler: string): typeof handlerBundling & Pick<BundlingOptions, 'commandHooks'> {
   if (handler === webAppRoute.handler) return webAppBundling;
-  return httpRoutes.some((route) => route.handler === handler && route.access.webAuthn)
+  return [...httpRoutes, consoleRoute].some((route) => route.handler === handler && route.access.webAuthn)
     ? webAuthnBundling
     : tracedBundling;
 }

@@ -37,6 +37,8 @@ import {
 import {
   consumerId,
   fallbackRoute,
+  consoleAuditRoute,
+  consoleRoute,
   httpRoutes,
   keyRingAccess,
   loginHandlers,
@@ -348,6 +350,29 @@ export class MfaAuthorizationService extends Construct {
       api.addRoutes({ path, methods: [HttpMethod.GET], integration: webAppIntegration });
     }
 
+    const consoleApi = new RouteFunction(this, 'ConsoleApi', {
+      ...consoleRoute,
+      resources,
+      role: roles.roleFor(consoleRoute.access),
+    });
+    apiFunctions.push(consoleApi);
+    api.addRoutes({
+      path: consoleRoute.path,
+      methods: [HttpMethod.ANY],
+      integration: new HttpLambdaIntegration('ConsoleApiIntegration', consoleApi),
+    });
+    const consoleAudit = new RouteFunction(this, 'ConsoleAudit', {
+      ...consoleAuditRoute,
+      resources,
+      role: roles.roleFor(consoleAuditRoute.access),
+    });
+    apiFunctions.push(consoleAudit);
+    api.addRoutes({
+      path: consoleAuditRoute.path,
+      methods: [HttpMethod.ANY],
+      integration: new HttpLambdaIntegration('ConsoleAuditIntegration', consoleAudit),
+    });
+
     const domainName =
       props.customDomain && !props.edge
         ? new DomainName(this, 'DomainName', {
@@ -363,9 +388,12 @@ export class MfaAuthorizationService extends Construct {
     // A stage named like a route's first segment would make `/<stage>/…` ambiguous to the functions, which drop a
     // leading `/<stage>` only when the request came in under it.
     if (
-      [...httpRoutes.map((route) => route.path), ...webAppRoute.paths].some(
-        (path) => path.split('/')[1] === stageName,
-      )
+      [
+        ...httpRoutes.map((route) => route.path),
+        ...webAppRoute.paths,
+        consoleRoute.path,
+        consoleAuditRoute.path,
+      ].some((path) => path.split('/')[1] === stageName)
     ) {
       throw new Error(`stageName ${stageName} is the first segment of a route's path: choose another name`);
     }

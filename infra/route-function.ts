@@ -158,6 +158,8 @@ const kindWords: Readonly<Record<ItemKind, string>> = {
   sdkKey: 'Sdk',
   apiPublicKey: 'Api',
   jti: 'Jti',
+  console: 'Console',
+  health: 'Health',
 };
 
 /** The words of a table grant, the same for the same kinds in any order. */

@@ -326,15 +326,90 @@ export interface WebAppRoute {
 }
 
 /**
- * The web authenticator (web/authenticator/, built into .tmp/web/authenticator/): files of a page, not operations of
- * the API (no signature, no OpenAPI entry), so they stand apart from the operations' table. `{proxy+}` takes the rest
- * of the path, slashes included, as API Gateway's greedy parameter does; the handler serves only its build's files.
+ * The web apps: the web authenticator (web/authenticator/) and the console's pages (web/console/), each built into
+ * .tmp/web/<app>/: files of a page, not operations of the API (no signature, no OpenAPI entry), so they stand apart
+ * from the operations' table. `{proxy+}` takes the rest of the path, slashes included, as API Gateway's greedy
+ * parameter does; the handler serves only its builds' files. One function serves both: the console's pages cost the
+ * stack two routes, not a function. The console's files are flat (one segment under `/console/`), so its pages take
+ * `{file}`, never a greedy path that would also match the console's API under `/console/api/`: which of two greedy
+ * routes of different methods API Gateway prefers is not a rule to lean on.
  */
 export const webAppRoute: WebAppRoute = {
-  handler: 'public/authenticator',
+  handler: 'public/web-apps',
   access: {},
   // API Gateway routes `/authenticator/` to `/authenticator` (a route may not end in `/`), rawPath keeping the slash.
-  paths: ['/authenticator', '/authenticator/{proxy+}'],
+  paths: ['/authenticator', '/authenticator/{proxy+}', '/console', '/console/{file}'],
+};
+
+/** One function behind a greedy route that takes every method, routing inside itself. */
+export interface ProxyRoute {
+  readonly method: 'ANY';
+  readonly path: string;
+  readonly handler: string;
+  readonly access: Access;
+}
+
+/**
+ * The console's API (docs/console.md): one function, with its own pipeline (session, role, CSRF) and its own small
+ * route table (functions/console/api.ts), so that the console costs the stack one function and one route however
+ * many endpoints it grows. It reads and writes its own items; reads organizations and directories for what it shows;
+ * records every change in the audit trail; verifies admins' passkeys; links admins' authenticators and asks their
+ * sign-in approvals through the console's own directory and service.
+ */
+export const consoleRoute: ProxyRoute = {
+  method: 'ANY',
+  path: '/console/api/{proxy+}',
+  handler: 'console/api',
+  access: {
+    // Its actions go through the signed API's use cases, and touch what theirs touch (their rows above): directories
+    // and SDK keys, services and their names, keys at each level, users, their devices and linking codes. Sign-in
+    // approvals (docs/console.md#approval) use the console's own directory, service, links and auth requests.
+    ...table(
+      [
+        'console',
+        'organization',
+        'organizationList',
+        'directory',
+        'health',
+        'service',
+        'serviceName',
+        'device',
+        'userHead',
+        'authRequest',
+      ],
+      [
+        'console',
+        'organization',
+        'directory',
+        'sdkKey',
+        'service',
+        'serviceName',
+        'userHead',
+        'linkCode',
+        'device',
+        'authRequest',
+      ],
+    ),
+    audit: 'append',
+    ...passkeys,
+    // An approval's push package is signed with the API key, its user hashed; its push, and an unlink's notice to the
+    // user's devices, queued.
+    apiKeys: true,
+    ...hashes,
+    ...pushes,
+  },
+};
+
+/**
+ * The console's audit trail (docs/console.md#audit-trail): a function of its own behind the more specific route, since
+ * it reads the audit table, which the console's other function writes, and no role may do both. It reads sessions
+ * (and moves their idle deadline) and organizations, and writes nothing else: its endpoints are all reads.
+ */
+export const consoleAuditRoute: ProxyRoute = {
+  method: 'ANY',
+  path: '/console/api/audit/{proxy+}',
+  handler: 'console/audit-api',
+  access: { ...table(['console', 'organization'], ['console']), audit: 'read' },
 };
 
 /** Requests that match no row: ARG-002 in a signed response under the signed prefixes, a plain 404 elsewhere. */
@@ -442,9 +517,10 @@ export const pushConsumers: readonly QueueConsumer[] = [
     maxBatchingWindowSeconds: 0,
     // A login waits for its push: twice the webhooks' share, still a small part of the account's concurrency.
     maxConcurrency: 20,
-    // Table writes: a gone channel is removed, and each delivered push is recorded so that a redelivery skips it.
+    // Table writes: a gone channel is removed, each delivered push is recorded so that a redelivery skips it, and
+    // each push is counted in its organization's health.
     access: {
-      ...table(['authRequest', 'directory'], ['authRequest', 'directory']),
+      ...table(['authRequest', 'directory'], ['authRequest', 'directory', 'health']),
       hashKey: true,
       vapidKeys: true,
       pushDelivery: true,
@@ -459,7 +535,7 @@ export function consumerId(consumer: Pick<QueueConsumer, 'handler'>): string {
 }
 
 /** A stable identifier for a route, used for CDK construct ids and logs: `GET /public/v3/ping` → `GetPublicV3Ping`. */
-export function routeId(route: Pick<HttpRoute, 'method' | 'path'>): string {
+export function routeId(route: { readonly method: HttpMethod | 'ANY'; readonly path: string }): string {
   const words = [route.method.toLowerCase(), ...route.path.split(/[^A-Za-z0-9]+/)].filter(Boolean);
   return words.map((word) => word[0]?.toUpperCase() + word.slice(1)).join('');
 }
@@ -491,4 +567,9 @@ export const routeThrottles: Readonly<Record<string, RouteThrottle>> = {
   'POST /device/v3/link': { rateLimit: 5, burstLimit: 10 },
   'GET /authenticator': { rateLimit: 10, burstLimit: 20 },
   'GET /authenticator/{proxy+}': { rateLimit: 30, burstLimit: 60 },
+  'GET /console': { rateLimit: 10, burstLimit: 20 },
+  'GET /console/{file}': { rateLimit: 30, burstLimit: 60 },
+  // People at a console: a few requests a screen; sign-ins are counted per account and address besides.
+  'ANY /console/api/{proxy+}': { rateLimit: 20, burstLimit: 40 },
+  'ANY /console/api/audit/{proxy+}': { rateLimit: 5, burstLimit: 10 },
 };

@@ -45,6 +45,22 @@ export const errorStatus = {
   'USR-001': 429,
   /** The user is locked after denying a request as fraud (docs/protocol.md#push-fatigue). */
   'USR-002': 429,
+  /** The console: no session, or it ended (idle, absolute timeout, signed out) (docs/console.md#errors). */
+  'CON-001': 401,
+  /** The console: a request that changes something without its session's CSRF token, or from another site. */
+  'CON-002': 403,
+  /** The console: the admin's role may not do this. */
+  'CON-003': 403,
+  /** The console: no such thing in the admin's organization (another organization's looks the same). */
+  'CON-004': 404,
+  /** The console: the sign-in is not approved yet, and the admin's role needs it to act. */
+  'CON-005': 403,
+  /** The console: an invite or passkey ceremony that is unknown, used or expired, or a passkey that does not verify. */
+  'CON-006': 403,
+  /** The console: no authenticator linked to approve the admin's sign-ins (docs/console.md#approval). */
+  'CON-007': 409,
+  /** The console: an approval cannot start: one is pending for the admin already, or the sign-in is approved. */
+  'CON-008': 409,
   'HTTP-403': 403,
   'HTTP-404': 404,
   /** A request that has expired, on the device API (the service API answers 408 without a body). */

@@ -3,7 +3,17 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { lambdaContext } from '#infra/local/lambda-context';
-import { type Access, fallbackRoute, type HttpRoute, httpRoutes, routeId, webAppRoute } from '#infra/routes';
+import {
+  type Access,
+  consoleAuditRoute,
+  consoleRoute,
+  fallbackRoute,
+  type HttpRoute,
+  httpRoutes,
+  type ProxyRoute,
+  routeId,
+  webAppRoute,
+} from '#infra/routes';
 import { type HttpEvent, maxRequestBodyBytes } from '#shared/http/event';
 import { withTableGrant } from '#shared/store/table-grant-check';
 
@@ -17,7 +27,7 @@ export interface RoutePattern {
 }
 
 export interface LoadedRoute extends RoutePattern {
-  readonly route: HttpRoute;
+  readonly route: HttpRoute | ProxyRoute;
   readonly handler: HttpFunction;
 }
 
@@ -99,7 +109,8 @@ export async function loadRoutes(): Promise<{ routes: LoadedRoute[]; fallback: H
   }));
   const webAppPaths = new Set(webAppRoute.paths);
   const routes = await Promise.all(
-    [...httpRoutes, ...webAppRows].map(async (route) => ({
+    // The audit trail's route first: API Gateway prefers it, the more specific, to the console's.
+    [...httpRoutes, ...webAppRows, consoleAuditRoute, consoleRoute].map(async (route) => ({
       // API Gateway sends `/x/` to the route `/x`; the web app's page lives at such a path.
       ...compileRoute(route, webAppPaths.has(route.path)),
       handler: await handlerOf(route.handler),
@@ -118,7 +129,8 @@ export function matchRoute<Route extends RoutePattern>(
   rawPath: string,
 ): { loaded: Route; parameters: Record<string, string> } | undefined {
   for (const loaded of routes) {
-    if (loaded.route.method !== method) continue;
+    // `ANY` takes every method, as in API Gateway, where a route of the same path with the method named wins.
+    if (loaded.route.method !== method && loaded.route.method !== 'ANY') continue;
     const match = loaded.pattern.exec(rawPath);
     if (!match) continue;
     const parameters: Record<string, string> = {};
@@ -226,9 +238,11 @@ async function serve(
     console.error(`${target.functionName} failed`, error);
     return respond(response, 500, { message: 'Internal Server Error' }, requestId);
   }
-  const headers: Record<string, string> = { 'apigw-requestid': requestId };
+  const headers: Record<string, string | string[]> = { 'apigw-requestid': requestId };
   for (const [name, value] of Object.entries(result.headers ?? {}))
     headers[name.toLowerCase()] = String(value);
+  // Payload 2.0 answers cookies apart from the headers, one Set-Cookie each.
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
   const payload = result.body
     ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8')
     : Buffer.alloc(0);
@@ -255,6 +269,9 @@ function toEvent(
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   }
+  // Payload 2.0 hands cookies over apart from the headers, one entry each.
+  const cookies = headers.cookie?.split(/;\s*/).filter((cookie) => cookie !== '');
+  delete headers.cookie;
   const queryStringParameters: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(parts.rawQueryString)) {
     queryStringParameters[name] =
@@ -279,6 +296,7 @@ function toEvent(
     rawPath: parts.rawPath,
     rawQueryString: parts.rawQueryString,
     headers,
+    ...(cookies?.length ? { cookies } : {}),
     ...(parts.rawQueryString ? { queryStringParameters } : {}),
     ...(parts.parameters ? { pathParameters: parts.parameters } : {}),
     requestContext: {

@@ -7,6 +7,8 @@ import { DataDirectoryInUseError, type LocalRuntime, startLocalRuntime } from '#
 import { type ApiKeySize, apiKeySizes } from '#shared/api-keys/key-ring';
 import { webAuthenticatorUrl } from '#shared/http/web-authenticator';
 import { describeBuild, ensureWebAuthenticator } from '#web/authenticator/build';
+import { describeConsoleBuild, ensureWebConsole } from '#web/console/build';
+import { demoOwnerInvite } from '#infra/local/console-invite';
 
 // The AWS SDK tells every process on Node 20 that its later versions need Node 22: noise here. Set before any client
 // loads.
@@ -19,7 +21,8 @@ directory), an embedded SQS-compatible queue, every endpoint of the route table 
 webhook queue poller. No AWS account is needed.
 
 The first start creates the table, the queues, the API key pair and a demo organization with its own key pair,
-and prints the organization id and the path of its private key. Later starts reuse the data directory.
+and prints the organization id and the path of its private key. Later starts reuse the data directory. Each start
+prints a new one-time invite to the console (/console/) as the demo organization's owner, good for 30 minutes.
 
 Options:
   --port <n>            HTTP port (default: $PORT or 8080; 0 picks a free port)
@@ -81,6 +84,11 @@ const webBuild = await ensureWebAuthenticator().catch((error: unknown) => {
   process.exit(1);
 });
 if (webBuild) console.log(describeBuild(webBuild));
+const consoleBuild = await ensureWebConsole().catch((error: unknown) => {
+  console.error('The console could not be built:', error);
+  process.exit(1);
+});
+if (consoleBuild) console.log(describeConsoleBuild(consoleBuild));
 
 const dataDir = values['data-dir'] ?? process.env.DATA_DIR ?? '.data';
 const host = values.host ?? '127.0.0.1';
@@ -117,6 +125,8 @@ const runtime = await starting.catch(async (error: unknown) => {
 });
 
 const { organization } = runtime;
+// A new one each start, shown once: an invite is single-use and lasts 30 minutes.
+const invite = await demoOwnerInvite(runtime.baseUrl, organization.organizationId);
 if (runtime.tightened.length > 0) {
   console.warn(
     `Tightened ${runtime.tightened.length} path(s) in ${runtime.dataDir} that other users of this machine could read or write (folders are now 0700, files 0600).`,
@@ -130,6 +140,8 @@ MFA authorization service — local runtime${runtime.banner ?? ''}
   Organization key  ${organization.privateKeyPath}
   Key id (kid)      ${organization.kid}
   Web authenticator ${webAuthenticatorUrl(runtime.baseUrl)}
+  Console invite    ${invite.url}
+                    (the demo organization's owner; one use, until ${invite.expiresAt.slice(11, 16)} UTC)
 
 First signed call, with the project's client:
   npm run call -- ${callOptions(runtime.dataDir)}GET /organization/v3/directories

@@ -31,6 +31,10 @@ export interface AuditRecord {
   readonly error_code?: string;
   /** What happened to an authorization request, when the operation decided it (see {@link AuthRequestEvent}). */
   readonly auth_event?: AuthRequestEvent;
+  /** A console action's: the admin's role when they acted (`actor_id` is `console:<admin>`). */
+  readonly admin_role?: string;
+  /** A console action's: the session it was made in (a short id, never the session's token). */
+  readonly session_id?: string;
 }
 
 /** `success` (2xx), `refused` (4xx: the request was wrong or not allowed), `failed` (5xx: the service failed). */

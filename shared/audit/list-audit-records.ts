@@ -12,6 +12,9 @@ export interface AuditRecordsRequest {
   readonly user?: string | undefined;
   readonly service?: string | undefined;
   readonly outcome?: AuditOutcome | undefined;
+  /** The console's filters beside the signed endpoint's: who acted, and which operation. */
+  readonly actor?: string | undefined;
+  readonly operation?: string | undefined;
   readonly cursor?: string | undefined;
   readonly limit?: number | undefined;
 }
@@ -46,6 +49,8 @@ export async function listAuditRecords(
     ...(request.user === undefined ? {} : { user: request.user }),
     ...(request.service === undefined ? {} : { serviceId: request.service }),
     ...(request.outcome === undefined ? {} : { outcome: request.outcome }),
+    ...(request.actor === undefined ? {} : { actorId: request.actor }),
+    ...(request.operation === undefined ? {} : { operation: request.operation }),
     ...(after === undefined ? {} : { after }),
     limit: request.limit ?? defaultAuditPage,
     maxPages: maxStorePages,

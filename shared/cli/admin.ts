@@ -60,6 +60,13 @@ const commands = {
       form of every service's name, oldest service first, so no new service can take a look-alike of it. Lists the
       services whose look-alike form another service holds already; both keep their names. Safe to run again.`,
   },
+  'console invite': {
+    synopsis:
+      'console invite (--org <id> --role owner|admin|helpdesk|auditor | --operator) [--base-url <url>]',
+    about: `Print a single-use URL that enrols one admin in the console with a passkey: of the organization, with the
+      role given, or the deployment's operator with --operator. Shown once, good for 30 minutes. With --table,
+      --base-url is the API's public URL (the stack output ApiUrl, or the custom domain's).`,
+  },
   'directory settings': {
     synopsis:
       'directory settings --directory <id> [--rate-limit <count>/<seconds>] [--fraud-lock <seconds>|off] [--web-linking on|off] [--proven-factors on|off] [--device-confirmation on|off] [--cooling-off <seconds>|off]',
@@ -153,7 +160,12 @@ const readOnly: readonly Command[] = [
 ];
 
 /** The commands an operator changes a directory's protections with: each writes an audit record. */
-const operatorActions: readonly Command[] = ['directory settings', 'locks clear', 'device confirm'];
+const operatorActions: readonly Command[] = [
+  'directory settings',
+  'locks clear',
+  'device confirm',
+  'console invite',
+];
 
 const { usageOf, commandList } = commandUsage('admin', commands);
 
@@ -183,6 +195,7 @@ Target:
   --dlq-url <url>       The deployed dead-letter queue (WebhookDeadLetterQueueUrl or PushDeadLetterQueueUrl), likewise
   --audit-table <name>  The deployed audit table (stack output AuditTableName), for audit, directory settings,
                         locks clear and device confirm with --table
+  --base-url <url>      The API's public URL, for console invite with --table
   --json                Print results as JSON
   -h, --help            Show this help
 
@@ -232,6 +245,9 @@ const { values, positionals } = parseCommandLine(
         organization: { type: 'string' },
         outcome: { type: 'string' },
         'audit-table': { type: 'string' },
+        role: { type: 'string' },
+        operator: { type: 'boolean' },
+        'base-url': { type: 'string' },
         ...preflightOptions,
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -258,6 +274,8 @@ let webhookQueues: () => Promise<{ client: SQSClient; urls: WebhookQueueUrls }>;
 let pushQueues: () => Promise<{ client: SQSClient; urls: WebhookQueueUrls }>;
 /** Points the service's own event publisher (and audit writer) at the target, for a command that announces a change. */
 let publishToTarget: () => void;
+/** Where the console is: with --table, the --base-url given; locally, the running runtime at `localhost`. */
+let consoleBaseUrl: () => string;
 
 await runCommand(
   async () => {
@@ -320,6 +338,8 @@ async function pointAtTarget(): Promise<void> {
       };
     };
     pushQueues = webhookQueues;
+    consoleBaseUrl = () =>
+      values['base-url'] ?? fail(`${command} with --table needs --base-url (the API's URL).`);
     publishToTarget = () => {
       if (!values['queue-url'] || !values['audit-table'])
         fail(
@@ -332,6 +352,19 @@ async function pointAtTarget(): Promise<void> {
   }
   const dataDir = dataDirectory(values['data-dir']);
   const running = await runningRuntime(dataDir);
+  consoleBaseUrl = () => {
+    if (values['base-url']) return values['base-url'];
+    if (!running) {
+      throw new CliFailure(
+        `${command} needs the local runtime's URL, and none is recorded in ${runtimeRecordPath(dataDir)}: start it with \`npm start\`, or pass --base-url.`,
+        exitCodes.unreachable,
+      );
+    }
+    // Passkeys are bound to localhost locally, whatever loopback address the runtime listens on.
+    const url = new URL(running.baseUrl);
+    url.hostname = 'localhost';
+    return url.origin;
+  };
   publishToTarget = () => {
     if (!running) {
       throw new CliFailure(
@@ -481,6 +514,39 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
             )
             .join('; ') || 'none',
       };
+    }
+    case 'console invite': {
+      const organizationId = values.operator ? null : (values.org ?? null);
+      const role = values.operator ? 'operator' : values.role;
+      if (values.operator && (values.org || values.role))
+        fail('console invite takes --operator alone, or --org with --role.');
+      if (!values.operator && (!values.org || !role))
+        fail('console invite needs --org and --role, or --operator.');
+      const { organizationRoles } = await import('#shared/domain/console-admin');
+      if (role !== 'operator' && !organizationRoles.includes(role as never))
+        fail(`--role must be one of ${organizationRoles.join(', ')}.`);
+      const baseUrl = consoleBaseUrl();
+      const [{ createConsoleInvite }, { recordOperatorAction }, { deploymentAuditPartition }] =
+        await Promise.all([
+          import('#shared/use-cases/console-invites'),
+          import('#shared/audit/operator-action-record'),
+          import('#shared/audit/console-action-record'),
+        ]);
+      const now = new Date();
+      const invite = await createConsoleInvite(
+        { organizationId, role: role as 'operator', invitedBy: operatorName(), baseUrl },
+        now,
+      );
+      await recordOperatorAction(
+        {
+          organizationId: organizationId ?? deploymentAuditPartition,
+          actor: operatorName(),
+          operation: `admin console invite --role ${role}`,
+          target: role,
+        },
+        now,
+      );
+      return { url: invite.url, expires_at: invite.expiresAt, role, organization_id: organizationId };
     }
     case 'directory settings': {
       if (!values.directory) fail('directory settings needs --directory.');

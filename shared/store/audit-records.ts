@@ -54,6 +54,10 @@ export interface AuditRecordQuery {
   readonly user?: string;
   readonly serviceId?: string;
   readonly outcome?: AuditOutcome;
+  /** `actor_id`, as records name it: `console:<admin>`, `admin-cli:<account>`, an entity's id. */
+  readonly actorId?: string;
+  /** `operation`, as records name it: `PATCH /console/api/directories/{id}`. */
+  readonly operation?: string;
   /** Where the previous page ended (its `next`). */
   readonly after?: string;
   /** Most records to return. */
@@ -69,7 +73,7 @@ export interface AuditRecordPage {
 }
 
 /**
- * One organization's records in a time range, oldest first, filtered by user, service and outcome. The filters are
+ * One organization's records in a time range, oldest first, filtered by user, service, outcome, actor and operation. The filters are
  * a FilterExpression on the one time-range Query rather than indexes: the range already narrows the read to one
  * organization's records of that period, an index per filter would double the writes of every request to save reads
  * of a log that is read rarely, and `maxPages` bounds what one answer may read.
@@ -91,6 +95,8 @@ export async function queryAuditRecords(query: AuditRecordQuery): Promise<AuditR
   filterBy('user', query.user);
   filterBy('service_id', query.serviceId);
   filterBy('outcome', query.outcome);
+  filterBy('actor_id', query.actorId);
+  filterBy('operation', query.operation);
 
   const records: AuditRecord[] = [];
   let startAfter = query.after;

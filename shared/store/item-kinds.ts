@@ -36,6 +36,16 @@ export const itemKinds = {
   apiPublicKey: { prefix: 'API', exact: true },
   /** `JTI#<issuer>#<jti>`: replay protection. */
   jti: { prefix: 'JTI#', exact: false },
+  /**
+   * `CONSOLE#…`: the console's admin accounts, their passkeys' index, invites, sessions, passkey challenges and
+   * sign-in attempt counts (console-keys.ts). Only the console's function and the admin CLI touch them.
+   */
+  console: { prefix: 'CONSOLE#', exact: false },
+  /**
+   * `HEALTH#<org>`: an organization's health counters in 5-minute buckets (pushes by provider, auth requests by
+   * outcome, latency histograms), purged by TTL. The push worker and the answering functions add; the console reads.
+   */
+  health: { prefix: 'HEALTH#', exact: false },
 } as const satisfies Record<string, { readonly prefix: string; readonly exact: boolean }>;
 
 export type ItemKind = keyof typeof itemKinds;

@@ -36,6 +36,8 @@ import { itemKinds } from '#shared/store/item-kinds';
  *   SDKKEY#<key>    SDKKEY       which directory an SDK key belongs to
  *   API             KEY#<kid>, CURRENT   the API's public keys
  *   JTI#<issuer>#<jti>  JTI      replay protection
+ *   CONSOLE#…       the console's admins, invites, sessions, challenges, sign-in counts (console-keys.ts)
+ *   HEALTH#<org>  <bucket>#push#<provider>, <bucket>#auth  health counters of one 5-minute bucket (health-metrics.ts)
  *
  * Each partition prefix is an item kind (item-kinds.ts): what a route declares it touches and IAM grants.
  */

@@ -5,6 +5,8 @@ import { describeChannel, type PushChannel } from '#shared/push/channel';
 import type { PushNotification, PushResult } from '#shared/push/provider';
 import type { PushWorkerSettings } from '#shared/push/settings';
 import { getAuthRequest } from '#shared/store/auth-requests';
+import { logger } from '#shared/log';
+import { recordPushHealth } from '#shared/store/health-metrics';
 import { recordPushed, wasPushed } from '#shared/store/push-deliveries';
 import { getUser, removeDevicePushChannel } from '#shared/store/users';
 import { type ProviderFor, pushProviders } from '#shared/use-cases/push-providers';
@@ -100,13 +102,17 @@ export async function deliverPush(
       if (await wasPushed(auth.id, event.kind, device.id)) return undefined;
       if (event.kind === 'ended' && !(await wasPushed(auth.id, 'prompt', device.id))) return undefined;
       const provider = await providerFor(device.push);
+      const started = performance.now();
       const result: PushResult =
         typeof provider === 'string'
           ? { outcome: 'failed', reason: provider }
           : await provider.send(device.push, notification);
+      const latencyMs = typeof provider === 'string' ? undefined : performance.now() - started;
       const key = { directoryId: auth.directoryId, identifier: auth.identifier };
       if (result.outcome === 'delivered') await recordPushed(auth.id, event.kind, device.id, auth.expiresAt);
       if (result.outcome === 'gone') await removeDevicePushChannel(key, device.id, device.push);
+      // After what a redelivery depends on, so that counting never delays or stands in its way.
+      await countPush(auth.organizationId, device.push.type, result, latencyMs, now);
       return {
         ...result,
         deviceId: device.id,
@@ -118,6 +124,25 @@ export async function deliverPush(
   const made = attempts.filter((attempt): attempt is DeviceAttempt => attempt !== undefined);
   if (made.length === 0) return { outcome: 'nothing', why: 'every device was reached already' };
   return { outcome: 'attempted', attempts: made };
+}
+
+/**
+ * Counts a push in its organization's health (docs/console.md#health): one counter write, which never fails the
+ * delivery. A push that never reached its provider (no credentials) is failed without a latency.
+ */
+async function countPush(
+  organizationId: string,
+  provider: PushChannel['type'],
+  result: PushResult,
+  latencyMs: number | undefined,
+  now: Date,
+): Promise<void> {
+  const count = result.outcome === 'delivered' ? 'sent' : result.outcome === 'gone' ? 'gone' : 'failed';
+  try {
+    await recordPushHealth(organizationId, provider, count, latencyMs, now);
+  } catch (error) {
+    logger.warn('Push health not recorded', { error, organizationId, provider });
+  }
 }
 
 /** The line a link request's push shows: lock screens are public, so no name of the device or the user. */

@@ -119,12 +119,20 @@ export async function unlockUser(
   operator = 'admin-cli',
 ): Promise<void> {
   const organizationId = await requireDirectoryHead(directoryId);
-  if (!(await clearFraudLock(directoryId, identifier)))
+  if (!(await liftFraudLock(directoryId, identifier)))
     throw new Error(`The user ${identifier} of directory ${directoryId} is not locked`);
   await recordOperatorAction(
     { organizationId, directoryId, actor: operator, user: identifier, operation: 'admin locks clear' },
     new Date(),
   );
+}
+
+/**
+ * Lifts a user's lock, whoever asks: false when there was none. The caller records it: the admin CLI as the
+ * operator's action, the console's pipeline as the admin's.
+ */
+export function liftFraudLock(directoryId: string, identifier: string): Promise<boolean> {
+  return clearFraudLock(directoryId, identifier);
 }
 
 /** Admin commands name a directory by id alone: it must exist. Its organization's id. */

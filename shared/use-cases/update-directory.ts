@@ -2,16 +2,19 @@ import { currentHashKey } from '#shared/api-keys/current-hash-key';
 import { describeAndroidKey, inspectAndroidKey, sealAndroidKey } from '#shared/domain/android-key';
 import { InvalidP12Error, inspectIosP12, type IosP12Inspection } from '#shared/domain/apns-credentials';
 import type { DirectoryChanges } from '#shared/domain/directory';
-import { forbidden, invalidArgument } from '#shared/errors';
-import * as store from '#shared/store/directories';
+import { invalidArgument } from '#shared/errors';
 import { updateSealedPushCredentials } from '#shared/store/push-credentials';
 import { requireDirectory } from '#shared/use-cases/directories';
+import {
+  applyDirectoryChanges,
+  type PlainDirectoryUpdate,
+  plainDirectoryChanges,
+} from '#shared/use-cases/directory-changes';
 import { sealPushCredentials } from '#shared/use-cases/push-credentials';
 
 // Apart from the other directory use cases so that only the update function carries the PKCS#12 parser (about 30 KB).
 
-export interface DirectoryUpdate {
-  readonly active?: boolean | null;
+export interface DirectoryUpdate extends PlainDirectoryUpdate {
   /**
    * Any string, as LaunchKey took: a Google service account's JSON key is kept sealed and the directory shows which
    * account it is; anything else cannot push, and is kept sealed and shown as given.
@@ -19,8 +22,6 @@ export interface DirectoryUpdate {
   readonly androidKey?: string | null;
   /** Base64 PKCS#12; its certificate and key are kept sealed, and the directory shows the certificate's fingerprint. */
   readonly iosP12?: string | null;
-  readonly denialContextInquiryEnabled?: boolean | null;
-  readonly webhookUrl?: string | null;
 }
 
 /**
@@ -59,17 +60,11 @@ export async function updateDirectory(
     }
   }
   const changes: DirectoryChanges = {
-    ...(update.active == null ? {} : { active: update.active }),
-    ...(update.denialContextInquiryEnabled == null
-      ? {}
-      : { denialContextInquiryEnabled: update.denialContextInquiryEnabled }),
+    ...plainDirectoryChanges(update),
     ...(update.androidKey === undefined ? {} : { androidKey: androidKey ?? null }),
-    ...(update.webhookUrl === undefined ? {} : { webhookUrl: update.webhookUrl }),
     ...(ios === undefined ? {} : { iosCertificateFingerprint: ios?.fingerprint ?? null }),
   };
-  if (!(await store.updateDirectory(organizationId, directoryId, changes))) {
-    throw forbidden(`Directory ${directoryId} is not a directory of this organization`);
-  }
+  await applyDirectoryChanges(organizationId, directoryId, changes);
 }
 
 /** LaunchKey took any password-free PKCS#12 and showed its fingerprint; one that cannot push is still taken. */

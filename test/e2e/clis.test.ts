@@ -293,7 +293,7 @@ describe('the CLIs beside a runtime started on another port', () => {
     expect(
       badUsage(
         await cli('admin', ['org', 'fly']),
-        'admin -- <command> [options]; commands: preflight, org create, org list, org key add, service v1-credentials, service claim-look-alikes, directory settings, device confirm, directory push, directory apns-key, locks list, locks clear, webhooks dead-letters, webhooks redrive, push dead-letters, push redrive, api-key list, api-key add, api-key rotate, api-key revoke, audit',
+        'admin -- <command> [options]; commands: preflight, org create, org list, org key add, service v1-credentials, service claim-look-alikes, console invite, directory settings, device confirm, directory push, directory apns-key, locks list, locks clear, webhooks dead-letters, webhooks redrive, push dead-letters, push redrive, api-key list, api-key add, api-key rotate, api-key revoke, audit',
       ),
     ).toBe('Unknown command "org fly".');
   }, 60_000);

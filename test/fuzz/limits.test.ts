@@ -1693,3 +1693,46 @@ describe('a public key as large as accepted', () => {
     });
   });
 });
+
+/**
+ * The console's endpoints live behind one proxy route (docs/console.md), not in the route table's rows: its own table
+ * lists those that take a body, each bounded by its schema and by the console's body limit, well under the gateway's.
+ */
+describe('the console’s bodies', () => {
+  it('names every console endpoint that takes a body, each field bounded, the body under 32 KB', async () => {
+    const [{ consoleEndpoints }, { maxConsoleBodyBytes }] = await Promise.all([
+      import('#functions/console/api'),
+      import('#shared/http/schemas/console'),
+    ]);
+    const withBody = consoleEndpoints.filter((endpoint) => endpoint.schema !== undefined);
+    expect(withBody.map((endpoint) => `${endpoint.method} ${endpoint.path}`).sort()).toEqual([
+      'PATCH /directories/{id}',
+      'PATCH /directories/{id}/keys/{kid}',
+      'PATCH /organizations/{id}/keys/{kid}',
+      'PATCH /services/{id}',
+      'PATCH /services/{id}/keys/{kid}',
+      'POST /directories',
+      'POST /directories/{id}/keys',
+      'POST /directories/{id}/services',
+      'POST /directories/{id}/users/{identifier}/links',
+      'POST /enrolment',
+      'POST /enrolment/options',
+      'POST /organizations/{id}/keys',
+      'POST /organizations/{id}/services',
+      'POST /services/{id}/keys',
+      'POST /sign-in',
+      'PUT /services/{id}/policy',
+    ]);
+    const unbounded = withBody.flatMap((endpoint) =>
+      schemaFields(endpoint.schema as v.GenericSchema)
+        .filter((field) => field.type !== 'boolean' && field.type !== 'picklist' && field.type !== 'unknown')
+        .filter(
+          (field) =>
+            field.max === undefined && !field.checks.some((check) => check === 'uuid' || check === 'regex'),
+        )
+        .map((field) => `${endpoint.path}: ${field.path}`),
+    );
+    expect(unbounded).toEqual([]);
+    expect(maxConsoleBodyBytes).toBe(32 * 1024);
+  });
+});

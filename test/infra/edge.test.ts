@@ -26,8 +26,17 @@ function synthesize(props: AuthorizationServiceStackProps): { app: App; stack: S
 
 const resourcesOf = (template: Template) => template.toJSON().Resources as Record<string, Resource>;
 
-/** Logical id prefixes of the functions behind the API: one per route, the web app's and the fallback's. */
-const apiFunctionIds = [...httpRoutes.map(routeId), 'WebAuthenticator', 'Fallback'];
+/**
+ * Logical id prefixes of the functions behind the API: one per route, the web apps', the console's two (its audit
+ * trail's apart), the fallback's.
+ */
+const apiFunctionIds = [
+  ...httpRoutes.map(routeId),
+  'WebAuthenticator',
+  'ConsoleApi',
+  'ConsoleAudit',
+  'Fallback',
+];
 const isApiFunction = (id: string) =>
   apiFunctionIds.some((prefix) => new RegExp(`^${prefix}[0-9A-F]{8}$`).test(id));
 
@@ -202,7 +211,8 @@ describe('the edge, on (the default of `cdk synth`)', () => {
 
   it("gives every function behind the API the origin secrets and CloudFront's URL, and no worker", () => {
     const { api: functions, others } = functionsOf(template);
-    expect(functions.length).toBe(httpRoutes.length + 2);
+    // Each route's, the fallback's, the web apps' and the console's two.
+    expect(functions.length).toBe(httpRoutes.length + 4);
     const accepted = acceptedSecrets(template);
     expect(accepted.secretIds).toEqual([
       { Ref: expect.stringMatching(/^EdgeOriginSecret1/) },
@@ -437,9 +447,11 @@ describe('per-route throttles of the unsigned routes', () => {
       ]),
     );
     const unsigned = [...routeKeys.keys()].filter((key) =>
-      /^GET (\/public\/|\/v1\/|\/authenticator)|^POST \/device\/v3\/link$/.test(key),
+      /^GET (\/public\/|\/v1\/|\/authenticator|\/console)|^POST \/device\/v3\/link$|^ANY \/console\/api\//.test(
+        key,
+      ),
     );
-    expect(unsigned.length).toBeGreaterThanOrEqual(11);
+    expect(unsigned.length).toBeGreaterThanOrEqual(13);
     expect(Object.keys(settings).sort()).toEqual(unsigned.sort());
     for (const [key, throttle] of Object.entries(settings)) {
       expect(throttle).toEqual({

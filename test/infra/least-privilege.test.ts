@@ -17,6 +17,8 @@ import {
   routeId,
   webAppRoute,
   webhookConsumers,
+  consoleAuditRoute,
+  consoleRoute,
 } from '#infra/routes';
 import { AuthorizationServiceStack } from '#infra/stack';
 import { type ItemKind, leadingKeyPattern } from '#shared/store/item-kinds';
@@ -63,6 +65,8 @@ function functionsWithTheirRows(): { id: string; access: Access }[] {
     ...httpRoutes.map((route) => ({ id: routeId(route), access: route.access })),
     { id: 'Fallback', access: fallbackRoute.access },
     { id: 'WebAuthenticator', access: webAppRoute.access },
+    { id: 'ConsoleApi', access: consoleRoute.access },
+    { id: 'ConsoleAudit', access: consoleAuditRoute.access },
     ...[...webhookConsumers, ...pushConsumers].map((consumer) => ({
       id: consumerId(consumer),
       access: consumer.access,

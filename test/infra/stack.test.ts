@@ -6,6 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bundlingFor } from '#infra/function-bundling';
 import { tableActions } from '#infra/route-function';
 import {
+  consoleAuditRoute,
+  consoleRoute,
   httpRoutes,
   loginHandlers,
   pushConsumers,
@@ -75,8 +77,9 @@ const roleIdOf = (fn: Resource) => (fn.Properties.Role as { 'Fn::GetAtt': [strin
 describe('the stack built from the route table', () => {
   it('has one function per route and queue consumer, the fallback and the key ring function, all alike', () => {
     const functions = serviceFunctions();
-    // + the fallback, the key ring function, its schedule, the web authenticator's and the announcement sweep.
-    expect(functions).toHaveLength(httpRoutes.length + webhookConsumers.length + pushConsumers.length + 5);
+    // + the fallback, the key ring function, its schedule, the web authenticator's, the console's two and the
+    // announcement sweep.
+    expect(functions).toHaveLength(httpRoutes.length + webhookConsumers.length + pushConsumers.length + 7);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -245,7 +248,8 @@ describe('the stack built from the route table', () => {
         ),
       )
       .map(([, fn]) => environmentOf(fn).PUSH_QUEUE_URL !== undefined);
-    const declared = [...httpRoutes, ...pushConsumers].filter(
+    // The console's function too: its unlink tells the user's devices, and a sign-in approval reaches the admin's.
+    const declared = [...httpRoutes, consoleRoute, ...pushConsumers].filter(
       (row) => row.access.pushQueue || row.access.pushDelivery,
     ).length;
     expect(senders).toEqual(Array(declared).fill(true));
@@ -255,7 +259,9 @@ describe('the stack built from the route table', () => {
     const loading = serviceFunctions().filter(
       ([, fn]) => environmentOf(fn).WEBAUTHN_MODULE === './webauthn.mjs',
     );
-    expect(loading).toHaveLength(httpRoutes.filter((route) => route.access.webAuthn).length);
+    expect(loading).toHaveLength(
+      [...httpRoutes, consoleRoute].filter((route) => route.access.webAuthn).length,
+    );
     expect(bundlingFor('device/answer-auth-request').commandHooks?.afterBundling('in', 'out')).toContainEqual(
       expect.stringContaining('esbuild shared/webauthn/library.ts --bundle'),
     );
@@ -403,9 +409,13 @@ describe('least privilege', () => {
     const writers = serviceFunctions().filter(([, fn]) =>
       statementsOfRole(roleIdOf(fn)).flatMap(actionsOf).includes('dynamodb:PutItem'),
     );
-    const declared = [...httpRoutes, ...webhookConsumers, ...pushConsumers].filter(
-      (row) => (row.access.table?.writes.length ?? 0) > 0,
-    ).length;
+    const declared = [
+      ...httpRoutes,
+      consoleRoute,
+      consoleAuditRoute,
+      ...webhookConsumers,
+      ...pushConsumers,
+    ].filter((row) => (row.access.table?.writes.length ?? 0) > 0).length;
     // The fallback signs (a jti write); the key ring function and its schedule (one role) publish public keys; the
     // announcement sweep claims answers (infra/announcement-sweep.ts).
     expect(writers).toHaveLength(declared + 4);

@@ -3,7 +3,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundlingFor } from '#infra/function-bundling';
-import { announcementSweep, httpRoutes, webAppRoute } from '#infra/routes';
+import { announcementSweep, consoleRoute, httpRoutes, webAppRoute } from '#infra/routes';
 import { AuthorizationServiceStack } from '#infra/stack';
 import { bundledHandlers } from '#test/support/handler-bundles';
 
@@ -35,6 +35,8 @@ const tracerCommand = expect.stringMatching(
 const webAppCommands = [
   expect.stringContaining('web/authenticator/build.ts'),
   expect.stringContaining('"out/authenticator"'),
+  expect.stringContaining('web/console/build.ts'),
+  expect.stringContaining('"out/console"'),
 ];
 const webAuthnCommand = expect.stringMatching(
   /esbuild shared\/webauthn\/library\.ts --bundle .* --outfile="out\/webauthn\.mjs"$/,
@@ -59,7 +61,7 @@ describe('the X-Ray tracer', () => {
   it('is built beside every bundle, with the web app and the WebAuthn library beside those that carry them', () => {
     const handlers = [...bundledHandlers, announcementSweep.handler];
     const webAuthn = new Set(
-      httpRoutes.filter((route) => route.access.webAuthn).map((route) => route.handler),
+      [...httpRoutes, consoleRoute].filter((route) => route.access.webAuthn).map((route) => route.handler),
     );
     expect(webAuthn.size).toBeGreaterThan(0);
     for (const handler of handlers) {

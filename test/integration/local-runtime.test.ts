@@ -71,6 +71,20 @@ describe('npm start', () => {
     expect(running.banner).not.toContain('Tightened');
   });
 
+  it("prints a one-time invite to the console as the demo organization's owner, at localhost", async () => {
+    const url = /Console invite\s+(\S+)/.exec((running as ServiceProcess).banner)?.[1] ?? '';
+    const port = new URL((running as ServiceProcess).baseUrl).port;
+    expect(url).toMatch(new RegExp(`^http://localhost:${port}/console/#invite=[A-Za-z0-9_-]{43}$`));
+    // The invite is one the console takes: its enrolment starts.
+    const options = await fetch(new URL('/console/api/enrolment/options', url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: new URL(url).origin },
+      body: JSON.stringify({ invite: new URL(url).hash.slice('#invite='.length) }),
+    });
+    expect(options.status).toBe(200);
+    expect(((await options.json()) as { rp: { id: string } }).rp.id).toBe('localhost');
+  });
+
   it('lets the admin CLI work beside it on the same data', async () => {
     const created = (await admin([
       'org',

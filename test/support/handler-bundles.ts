@@ -1,6 +1,14 @@
 import { build } from 'esbuild';
 import { bundlingFor, credentialChainPackage, lambdaCredentials } from '#infra/function-bundling';
-import { fallbackRoute, httpRoutes, pushConsumers, webAppRoute, webhookConsumers } from '#infra/routes';
+import {
+  consoleAuditRoute,
+  consoleRoute,
+  fallbackRoute,
+  httpRoutes,
+  pushConsumers,
+  webAppRoute,
+  webhookConsumers,
+} from '#infra/routes';
 
 /** Every function the stack deploys, by its module under functions/. */
 export const bundledHandlers = [
@@ -8,6 +16,8 @@ export const bundledHandlers = [
     ...httpRoutes.map((route) => route.handler),
     fallbackRoute.handler,
     webAppRoute.handler,
+    consoleRoute.handler,
+    consoleAuditRoute.handler,
     ...webhookConsumers.map((consumer) => consumer.handler),
     ...pushConsumers.map((consumer) => consumer.handler),
     'deploy/api-key-ring',

@@ -45,7 +45,7 @@ export interface BuildReport {
   readonly javascriptGzipBytes: number;
 }
 
-const contentTypes: Readonly<Record<string, string>> = {
+export const contentTypes: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
@@ -63,10 +63,10 @@ const icons = {
 } as const;
 
 /** Browsers this targets: those with Web Push on a home-screen app (Safari 16.4) and WebAuthn's JSON helpers aside. */
-const browserTargets = ['es2022', 'chrome109', 'edge109', 'firefox115', 'safari16.4'];
+export const browserTargets = ['es2022', 'chrome109', 'edge109', 'firefox115', 'safari16.4'];
 
 const sha256 = (content: Uint8Array | string) => createHash('sha256').update(content).digest('hex');
-const hashedName = (name: string, content: Uint8Array) =>
+export const hashedName = (name: string, content: Uint8Array) =>
   `${name.slice(0, -extname(name).length)}-${sha256(content).slice(0, 10)}${extname(name)}`;
 
 /** Builds the web authenticator into `outdir` (by default `.tmp/web/authenticator/`), replacing what was there. */
@@ -146,6 +146,30 @@ export async function buildWebAuthenticator(outdir = webAuthenticatorOutput): Pr
   if (!sw) throw new Error('esbuild wrote no service worker');
   files.set('sw.js', { content: sw.contents, cache: 'no-cache' });
 
+  const manifest = await writeSite(outdir, files);
+
+  const inputs = [
+    // esbuild's virtual modules (`<define:…>`) are no files.
+    ...[...Object.keys(page.metafile.inputs), ...Object.keys(worker.metafile.inputs)].filter(
+      (path) => !path.startsWith('<'),
+    ),
+    ...['index.html', 'manifest.webmanifest', 'build.ts', 'icons.ts'].map((name) =>
+      relative(root, join(source, name)),
+    ),
+  ];
+  await recordInputs(outdir, inputs);
+  return { outdir, manifest, javascriptGzipBytes: javascriptGzipBytes(files) };
+}
+
+/** A file a build makes, by the name it is served under. */
+export type SiteFiles = ReadonlyMap<string, { readonly content: Uint8Array; readonly cache: CachePolicy }>;
+
+/**
+ * Writes a built site into `outdir`, replacing what was there, with `assets.json` listing each file's content type,
+ * cache policy and hash; returns that manifest. Built aside and then moved in place, so that a server reading the
+ * directory never sees half a build.
+ */
+export async function writeSite(outdir: string, files: SiteFiles): Promise<AssetManifest> {
   const manifest: AssetManifest = {
     files: Object.fromEntries(
       [...files]
@@ -161,8 +185,6 @@ export async function buildWebAuthenticator(outdir = webAuthenticatorOutput): Pr
         ]),
     ),
   };
-
-  // Built aside and then moved in place, so that a server reading the directory never sees half a build.
   const staging = `${outdir}.building-${process.pid}`;
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
@@ -170,32 +192,28 @@ export async function buildWebAuthenticator(outdir = webAuthenticatorOutput): Pr
   await writeFile(join(staging, assetManifestName), `${JSON.stringify(manifest, null, 2)}\n`);
   await rm(outdir, { recursive: true, force: true });
   await rename(staging, outdir);
-
-  const inputs = [
-    // esbuild's virtual modules (`<define:…>`) are no files.
-    ...[...Object.keys(page.metafile.inputs), ...Object.keys(worker.metafile.inputs)].filter(
-      (path) => !path.startsWith('<'),
-    ),
-    ...['index.html', 'manifest.webmanifest', 'build.ts', 'icons.ts'].map((name) =>
-      relative(root, join(source, name)),
-    ),
-  ];
-  await writeFile(inputsFile(outdir), `${JSON.stringify(await hashInputs(inputs), null, 2)}\n`);
-
-  const javascript = [...files].filter(([name]) => name.endsWith('.js'));
-  return {
-    outdir,
-    manifest,
-    javascriptGzipBytes: javascript.reduce(
-      (total, [, file]) => total + gzipSync(file.content, { level: 9 }).length,
-      0,
-    ),
-  };
+  return manifest;
 }
 
-function servedName(names: ReadonlyMap<string, string>, reference: string): string {
+/** Records beside `outdir` what the build was made from (paths under the project), for `isSiteCurrent`. */
+export async function recordInputs(outdir: string, inputs: readonly string[]): Promise<void> {
+  await writeFile(inputsFile(outdir), `${JSON.stringify(await hashInputs(inputs), null, 2)}\n`);
+}
+
+/** The site's JavaScript, gzipped at the highest level: what a browser downloads, held to the issue's budget. */
+export function javascriptGzipBytes(files: SiteFiles): number {
+  return [...files]
+    .filter(([name]) => name.endsWith('.js'))
+    .reduce((total, [, file]) => total + gzipSync(file.content, { level: 9 }).length, 0);
+}
+
+function servedName(
+  names: ReadonlyMap<string, string>,
+  reference: string,
+  template = 'web/authenticator/index.html',
+): string {
   const name = names.get(reference.replace(/^\.\//, ''));
-  if (!name) throw new Error(`web/authenticator: ${reference} is not a file the build makes`);
+  if (!name) throw new Error(`${template}: ${reference} is not a file the build makes`);
   return name;
 }
 
@@ -203,12 +221,16 @@ function servedName(names: ReadonlyMap<string, string>, reference: string): stri
  * The page's HTML with each local reference pointing at its built file. The Content-Security-Policy allows no inline
  * script or style, so the build refuses a template that has any rather than ship a page the browser would break.
  */
-export function rewriteIndex(template: string, names: ReadonlyMap<string, string>): string {
+export function rewriteIndex(
+  template: string,
+  names: ReadonlyMap<string, string>,
+  path = 'web/authenticator/index.html',
+): string {
   const inline = /<script(?![^>]*\ssrc=)[^>]*>|<style[\s>]|\sstyle=|\son[a-z]+=|javascript:/i.exec(template);
-  if (inline) throw new Error(`web/authenticator/index.html: inline script or style (${inline[0]})`);
+  if (inline) throw new Error(`${path}: inline script or style (${inline[0]})`);
   return template.replace(
     /\b(href|src)="([^"]*)"/g,
-    (_, attribute: string, reference: string) => `${attribute}="./${servedName(names, reference)}"`,
+    (_, attribute: string, reference: string) => `${attribute}="./${servedName(names, reference, path)}"`,
   );
 }
 
@@ -227,6 +249,11 @@ async function hashInputs(paths: readonly string[]): Promise<Record<string, stri
 
 /** Whether `outdir` holds a build of the current sources: it exists, and every input still has its content. */
 export async function isWebAuthenticatorCurrent(outdir = webAuthenticatorOutput): Promise<boolean> {
+  return isSiteCurrent(outdir);
+}
+
+/** Whether `outdir` holds a build of its recorded inputs' current content (see `recordInputs`). */
+export async function isSiteCurrent(outdir: string): Promise<boolean> {
   try {
     await readFile(join(outdir, assetManifestName));
     const recorded = JSON.parse(await readFile(inputsFile(outdir), 'utf8')) as Record<string, string | null>;

@@ -119,10 +119,13 @@ export const responseSchemas = {
       source_ip: text("The caller's address"),
       actor_type: {
         type: 'string',
-        enum: ['org', 'dir', 'svc', 'dev'],
-        description: 'The kind of entity that signed',
+        enum: ['org', 'dir', 'svc', 'dev', 'operator', 'console'],
+        description:
+          'The kind of entity that signed; `operator` for the admin CLI, `console` for an admin in the console',
       },
-      actor_id: uuid,
+      actor_id: text(
+        'The entity that signed; `admin-cli:<account>`, or `console:<admin id>` for a console admin',
+      ),
       kid: text('The key it signed with'),
       subject: text('The entity it acted for (`svc:<id>`), when not itself'),
       operation: text('Method and route: `POST /service/v3/auths`'),
@@ -145,6 +148,8 @@ export const responseSchemas = {
         description:
           "What the operation did to an authorization request (the service never sees the answer's content)",
       },
+      admin_role: text("A console action's: the admin's role when they acted"),
+      session_id: text("A console action's: the admin's session (a short id, never its token)"),
     },
     'One entry of the audit trail: never a secret, a code, a key or an answer',
     [
@@ -158,6 +163,8 @@ export const responseSchemas = {
       'target_id',
       'error_code',
       'auth_event',
+      'admin_role',
+      'session_id',
     ],
   ),
   KeyAdded: object<{ key_id: string }>({ key_id: text('The kid (docs/protocol.md#key-ids)') }),

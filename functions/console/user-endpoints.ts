@@ -1,0 +1,163 @@
+import * as v from 'valibot';
+import type { ConsoleSession } from '#shared/domain/console-session';
+import { DeviceStatus } from '#shared/domain/user';
+import { clip, idEchoLength } from '#shared/echo';
+import { ApiError } from '#shared/errors';
+import { type ConsoleEndpoint, endpoint } from '#shared/http/console-handler';
+import { publicBaseUrl } from '#shared/http/event';
+import { uuid } from '#shared/http/schemas/common';
+import { consoleStartLinkBody } from '#shared/http/schemas/console-users';
+import { identifier as identifierSchema } from '#shared/http/schemas/users';
+import { getUser } from '#shared/store/users';
+import { consoleDirectoryOrganization } from '#shared/use-cases/console-scope';
+import { liftFraudLock, listLockedUsers } from '#shared/use-cases/directory-settings';
+import { defaultLinkTtlSeconds, listDevices, startDeviceLink, unlinkDevice } from '#shared/use-cases/devices';
+import { listSessions } from '#shared/use-cases/sessions';
+import { getTotpState, removeTotp } from '#shared/use-cases/totp';
+import { actingSession } from '#functions/console/required-session';
+
+/** A directory user the admin may act for: their directory's organization and the user's key. */
+interface ConsoleUser {
+  readonly organizationId: string;
+  readonly directoryId: string;
+  readonly identifier: string;
+}
+
+const noUser = (identifier: string) => new ApiError('CON-004', `No user ${clip(identifier, idEchoLength)}`);
+
+/**
+ * The user a path names, in a directory the admin may touch; one the directory does not have is CON-004, as a
+ * directory of another organization is. `mustExist: false` for starting a link, which creates the user, as the
+ * signed API's does.
+ */
+async function consoleUser(
+  session: ConsoleSession | undefined,
+  parameters: Readonly<Record<string, string>>,
+  mustExist = true,
+): Promise<ConsoleUser> {
+  const directoryId = parameters.id ?? '';
+  const organizationId = await consoleDirectoryOrganization(actingSession(session), directoryId);
+  const identifier = parameters.identifier ?? '';
+  if (!v.is(identifierSchema, identifier)) throw noUser(identifier);
+  if (mustExist && !(await getUser({ directoryId, identifier }))) throw noUser(identifier);
+  return { organizationId, directoryId, identifier };
+}
+
+const touched = (user: ConsoleUser, deviceId?: string) => ({
+  organizationId: user.organizationId,
+  directoryId: user.directoryId,
+  user: user.identifier,
+  ...(deviceId ? { deviceId } : {}),
+});
+
+const statusNames: Readonly<Record<number, string>> = {
+  [DeviceStatus.linkPending]: 'link-pending',
+  [DeviceStatus.linked]: 'linked',
+  [DeviceStatus.unlinkPending]: 'unlink-pending',
+};
+
+/**
+ * Helpdesk in the console (docs/console.md#users): look a directory user up, and act for them through the signed
+ * API's own use cases: unlink a device, start a link, reset TOTP; and lift a fraud lock, as the admin CLI does.
+ */
+export const userEndpoints: readonly ConsoleEndpoint[] = [
+  endpoint({
+    method: 'GET',
+    path: '/directories/{id}/users/{identifier}',
+    needs: 'read',
+    schema: undefined,
+    handle: async ({ event, session, parameters, now }) => {
+      const user = await consoleUser(session, parameters);
+      const key = { directoryId: user.directoryId, identifier: user.identifier };
+      const [devices, sessions, totp, locks] = await Promise.all([
+        listDevices(user.directoryId, user.identifier),
+        listSessions(key, publicBaseUrl(event)),
+        getTotpState(user.directoryId, user.identifier, now),
+        listLockedUsers(user.directoryId, now),
+      ]);
+      return {
+        status: 200,
+        body: {
+          directory_id: user.directoryId,
+          identifier: user.identifier,
+          devices: devices.map((device) => ({
+            ...device,
+            status_name: statusNames[device.status] ?? 'unknown',
+          })),
+          sessions,
+          totp,
+          fraud_lock: locks.find((lock) => lock.identifier === user.identifier) ?? null,
+        },
+      };
+    },
+  }),
+  endpoint({
+    method: 'DELETE',
+    path: '/directories/{id}/users/{identifier}/devices/{deviceId}',
+    needs: 'user-helpdesk',
+    schema: undefined,
+    handle: async ({ session, parameters, now }) => {
+      const user = await consoleUser(session, parameters);
+      const deviceId = parameters.deviceId ?? '';
+      const known =
+        v.is(uuid, deviceId) &&
+        (await listDevices(user.directoryId, user.identifier)).some((device) => device.id === deviceId);
+      if (!known) throw new ApiError('CON-004', `No device ${clip(deviceId, idEchoLength)} of this user`);
+      await unlinkDevice(user.directoryId, user.identifier, deviceId, now);
+      return { status: 204, targetId: deviceId, touched: touched(user, deviceId) };
+    },
+  }),
+  endpoint({
+    method: 'POST',
+    path: '/directories/{id}/users/{identifier}/links',
+    needs: 'user-helpdesk',
+    schema: consoleStartLinkBody,
+    handle: async ({ event, session, parameters, body, now }) => {
+      const user = await consoleUser(session, parameters, false);
+      const link = await startDeviceLink(
+        {
+          organizationId: user.organizationId,
+          directoryId: user.directoryId,
+          identifier: user.identifier,
+          ttlSeconds: body.ttl ?? defaultLinkTtlSeconds,
+          // The completion webhook goes to the directory's URL, encrypted to the directory's own key, as for a link
+          // the directory started; the console itself has no key to encrypt to.
+          requester: `dir:${user.directoryId}`,
+          identity: 'api',
+          requesterKid: undefined,
+        },
+        now,
+        publicBaseUrl(event),
+      );
+      return {
+        status: 201,
+        body: link,
+        targetId: link.device_id,
+        touched: touched(user, link.device_id),
+      };
+    },
+  }),
+  endpoint({
+    method: 'DELETE',
+    path: '/directories/{id}/users/{identifier}/fraud-lock',
+    needs: 'user-helpdesk',
+    schema: undefined,
+    handle: async ({ session, parameters }) => {
+      const user = await consoleUser(session, parameters);
+      if (!(await liftFraudLock(user.directoryId, user.identifier)))
+        throw new ApiError('CON-004', `The user ${clip(user.identifier, idEchoLength)} is not locked`);
+      return { status: 204, touched: touched(user) };
+    },
+  }),
+  endpoint({
+    method: 'DELETE',
+    path: '/directories/{id}/users/{identifier}/totp',
+    needs: 'user-helpdesk',
+    schema: undefined,
+    handle: async ({ session, parameters }) => {
+      const user = await consoleUser(session, parameters);
+      await removeTotp(user.directoryId, user.identifier);
+      return { status: 204, touched: touched(user) };
+    },
+  }),
+];

@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { addressBlock } from '#shared/domain/address-block';
+import type { AdminAccount } from '#shared/domain/console-admin';
+import {
+  type ConsoleSession,
+  consoleSignInLimit,
+  sessionIsLive,
+  sessionNeedsTouch,
+} from '#shared/domain/console-session';
+import { rateWindow } from '#shared/domain/push-fatigue';
+import { ApiError } from '#shared/errors';
+import { logger } from '#shared/log';
+import { addressFailuresKey, adminFailuresKey } from '#shared/store/console-keys';
+import { deleteSession, getSession, putSession, touchSession } from '#shared/store/console-sessions';
+import type { ItemKey } from '#shared/store/keys';
+import { countAttempt, uncountAttempt } from '#shared/store/link-attempts';
+import { claimedAdmin, verifySignIn } from '#shared/use-cases/console-passkeys';
+import { epochSeconds } from '#shared/time';
+
+/** A session just made: its token goes into the cookie once, and is kept nowhere else. */
+export interface NewSession {
+  readonly token: string;
+  readonly session: ConsoleSession;
+  readonly account: AdminAccount;
+}
+
+/**
+ * POST /console/api/sign-in, within its attempt limits: each attempt is counted against the caller's address block
+ * and, once the passkey names an account, against that account, 10 in 15 minutes each; either at its limit is 429
+ * HTTP-429 with Retry-After, whatever the assertion. A sign-in that succeeds gives its counts back; a refused one
+ * keeps them. Then a session: stage `passkey`, a fresh CSRF secret.
+ */
+export async function signIn(
+  assertion: AuthenticationResponseJSON,
+  address: string,
+  origin: string | undefined,
+  now: Date,
+): Promise<NewSession> {
+  const nowSeconds = epochSeconds(now);
+  const window = rateWindow(consoleSignInLimit, nowSeconds);
+  const counted: ItemKey[] = [];
+  const count = async (key: ItemKey, where: string) => {
+    if (!(await countAttempt(key, consoleSignInLimit.count, window.end))) {
+      await giveBack(counted);
+      throw tooManyFailures(where, window.end - nowSeconds);
+    }
+    counted.push(key);
+  };
+  await count(addressFailuresKey(addressBlock(address), window.start), 'from this address');
+  const account = await claimedAdmin(assertion);
+  if (!account) throw new ApiError('CON-006', 'This passkey signs nobody in');
+  await count(adminFailuresKey(account.adminId, window.start), 'for this account');
+  await verifySignIn(account, assertion, origin, now);
+  await giveBack(counted);
+  const token = randomBytes(32).toString('base64url');
+  const session: ConsoleSession = {
+    adminId: account.adminId,
+    organizationId: account.organizationId,
+    role: account.role,
+    name: account.name,
+    stage: 'passkey',
+    csrfSecret: randomBytes(32).toString('base64url'),
+    sessionId: randomBytes(12).toString('base64url'),
+    createdAt: nowSeconds,
+    lastSeenAt: nowSeconds,
+  };
+  await putSession(token, session);
+  return { token, session, account };
+}
+
+async function giveBack(counted: readonly ItemKey[]): Promise<void> {
+  try {
+    await Promise.all(counted.map(uncountAttempt));
+  } catch (error) {
+    // The answer stands: a count not given back only brings that window's limit nearer.
+    logger.warn('A console sign-in attempt was not uncounted', { error });
+  }
+}
+
+function tooManyFailures(where: string, retryAfter: number): ApiError {
+  return new ApiError(
+    'HTTP-429',
+    `Too many failed sign-ins ${where}: ${consoleSignInLimit.count} in ${consoleSignInLimit.windowSeconds} seconds; try again in ${retryAfter} seconds`,
+    { data: { retry_after: retryAfter } },
+  );
+}
+
+/**
+ * The live session a cookie's token names, its idle deadline moved (at most once a minute); CON-001 when there is
+ * none, or it is past its idle or absolute deadline, whichever the store still holds.
+ */
+export async function liveSession(token: string | undefined, now: Date): Promise<ConsoleSession> {
+  const nowSeconds = epochSeconds(now);
+  const session = token === undefined ? undefined : await getSession(token);
+  if (!session || !sessionIsLive(session, nowSeconds)) {
+    throw new ApiError('CON-001', 'No console session, or it has ended; sign in again');
+  }
+  if (sessionNeedsTouch(session, nowSeconds)) await touchSession(token as string, session, nowSeconds);
+  return session;
+}
+
+export async function signOut(token: string): Promise<void> {
+  await deleteSession(token);
+}

@@ -1,0 +1,98 @@
+import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
+import { expect } from 'vitest';
+import type { ConsoleRole } from '#shared/domain/console-admin';
+import type { TestRuntime } from '#test/support/runtime';
+import { SoftwareAuthenticator } from '#test/support/webauthn-authenticator';
+
+/**
+ * The console's API as its pages use it, for tests over the local runtime: calls with the session cookie and the CSRF
+ * token, and admins of each role enrolled from an invite with a software passkey and signed in. Import it only once
+ * the runtime runs (it loads the store).
+ */
+export interface Answer {
+  readonly status: number;
+  readonly body: Record<string, unknown> | undefined;
+  readonly headers: Headers;
+}
+
+export interface Call {
+  readonly body?: unknown;
+  readonly session?: SignedIn;
+  /** Leaves the CSRF token out, as a forged request would. */
+  readonly withoutCsrf?: boolean;
+}
+
+/** A signed-in admin's cookie and CSRF token, as the page holds them. */
+export interface SignedIn {
+  readonly cookie: string;
+  readonly csrf: string;
+  readonly adminId: string;
+  readonly role: ConsoleRole;
+}
+
+export const refusal = (answer: Answer) => ({ status: answer.status, code: answer.body?.error_code });
+
+export async function consoleClient(runtime: TestRuntime) {
+  const url = new URL(runtime.baseUrl);
+  url.hostname = 'localhost';
+  const origin = url.origin;
+  const store = await import('#test/integration/console/console-store');
+  const { approveSessionWithoutTheApprovalStep } =
+    await import('#test/integration/console/approval-stand-in');
+
+  async function call(method: string, path: string, options: Call = {}): Promise<Answer> {
+    const response = await fetch(`${origin}/console/api${path}`, {
+      method,
+      headers: {
+        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(options.session ? { cookie: options.session.cookie } : {}),
+        ...(options.session && !options.withoutCsrf ? { 'x-csrf-token': options.session.csrf } : {}),
+      },
+      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined,
+      headers: response.headers,
+    };
+  }
+
+  /**
+   * An admin of `role` enrolled from an invite and signed in; every role but the auditor's with its session moved to
+   * `approved` by the test-only stand-in for the approval step.
+   */
+  async function signedIn(
+    role: ConsoleRole,
+    organizationId: string | null = role === 'operator' ? null : runtime.organizationId,
+  ): Promise<SignedIn> {
+    const invite = new URL((await store.invite(organizationId, role, origin)).url).hash.replace(
+      /^#invite=/,
+      '',
+    );
+    const authenticator = new SoftwareAuthenticator(origin);
+    const options = await call('POST', '/enrolment/options', { body: { invite } });
+    const registration = authenticator.register(
+      options.body as unknown as PublicKeyCredentialCreationOptionsJSON,
+    );
+    const enrolled = await call('POST', '/enrolment', {
+      body: { invite, name: `${role} of the test`, registration },
+    });
+    expect(enrolled.status).toBe(201);
+    const challenge = await call('POST', '/sign-in/options');
+    const { challenge: value, rpId } = challenge.body as { challenge: string; rpId: string };
+    const assertion = authenticator.assert({ challenge: value, rp_id: rpId });
+    const answer = await call('POST', '/sign-in', { body: { assertion } });
+    expect(answer.status).toBe(200);
+    const cookie = (answer.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    if (role !== 'auditor') await approveSessionWithoutTheApprovalStep(cookie);
+    return {
+      cookie,
+      csrf: answer.body?.csrf_token as string,
+      adminId: enrolled.body?.admin_id as string,
+      role,
+    };
+  }
+
+  return { origin, store, call, signedIn };
+}
