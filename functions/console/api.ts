@@ -15,6 +15,7 @@ import {
   consoleSignInBody,
 } from '#shared/http/schemas/console';
 import { ApiError } from '#shared/errors';
+import { consoleActions, mayPerform } from '#shared/domain/console-permissions';
 import { approvalEndpoints } from '#functions/console/approval-endpoints';
 import { healthEndpoints } from '#functions/console/health-endpoints';
 import { consoleDirectories, consoleDirectory } from '#shared/use-cases/console-directories';
@@ -145,6 +146,8 @@ function sessionView(session: ConsoleSession) {
     organization_id: session.organizationId,
     stage: session.stage,
     csrf_token: session.csrfSecret,
+    // The pages show only what the role may do; the pipeline still refuses the rest.
+    may: consoleActions.filter((action) => mayPerform(session.role, action)),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { ConsoleAction } from '#shared/domain/console-permissions';
+
 /**
  * The console's API as its pages call it: JSON under `api/` beside the page (so a stage prefix in the path is kept),
  * the session cookie sent by the browser, and the session's CSRF token on every request that changes anything.
@@ -23,6 +25,8 @@ export interface SessionView {
   readonly organization_id: string | null;
   readonly stage: 'passkey' | 'approved';
   readonly csrf_token: string;
+  /** What the role may do (the permission kinds of docs/console.md#admins-and-roles). */
+  readonly may: readonly ConsoleAction[];
 }
 
 let csrfToken: string | undefined;

@@ -1,19 +1,20 @@
 /**
  * The console's pages: enrolment from an invite (`#invite=<token>`), sign-in with a passkey, the approval wait for
- * the roles that must approve, and the signed-in home. Whatever screen is showing, a session the service ends
+ * the roles that must approve, and the signed-in sections. Whatever screen is showing, a session the service ends
  * (401 CON-001) brings the page back to sign-in, saying so.
  */
 import { notice } from '../authenticator/dom.ts';
 import { call, ConsoleApiError, hasSession, onSessionEnded, type SessionView, useSession } from './api.ts';
 import { needsApproval, renderApproval } from './approval.ts';
 import { inviteToken, renderEnrolment } from './enrolment.ts';
-import { renderHome, whoIsSignedIn } from './home.ts';
+import { leaveSignedIn, renderSignedIn, whoIsSignedIn } from './signed-in.ts';
 import { showScreen } from './screen.ts';
 import { renderSignIn } from './sign-in.ts';
 import { problem } from './words.ts';
 
 function signIn(said?: HTMLElement): void {
   useSession(undefined);
+  leaveSignedIn();
   renderSignIn(said, signedIn);
 }
 
@@ -23,7 +24,7 @@ function signedIn(session: SessionView): void {
   if (needsApproval(session)) {
     renderApproval(session, () => void reopen(), header);
   } else {
-    renderHome(header);
+    renderSignedIn(session, header);
   }
 }
 

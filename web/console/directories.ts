@@ -1,7 +1,7 @@
-import { h, notice } from '../authenticator/dom.ts';
-import { call, ConsoleApiError, type SessionView } from './api.ts';
-import { type Screen, showScreen } from './screen.ts';
-import { problem, roleNames } from './words.ts';
+import { h } from '../authenticator/dom.ts';
+import { call } from './api.ts';
+import type { Screen } from './screen.ts';
+import { refused, type Section } from './section.ts';
 
 /** A directory as GET /console/api/directories lists it. */
 interface Directory {
@@ -15,32 +15,15 @@ interface Directory {
   readonly denial_context_inquiry_enabled: boolean;
 }
 
-/** Who is signed in and the way out, at the top of every signed-in screen. */
-export function whoIsSignedIn(session: SessionView, signOut: () => void): Node[] {
-  const button = h('button', { type: 'button' }, 'Sign out');
-  button.addEventListener('click', () => {
-    button.disabled = true;
-    signOut();
-  });
-  return [
-    h(
-      'p',
-      { class: 'who' },
-      h('span', { class: 'who-name' }, session.name),
-      h('span', { class: 'muted' }, ` · ${roleNames[session.role] ?? session.role}`),
-      h(
-        'span',
-        { class: 'muted organization' },
-        session.organization_id ? ` · organization ${session.organization_id}` : ' · every organization',
-      ),
-    ),
-    button,
-  ];
-}
+/** The directories of the admin's organization, each with its details on demand. */
+export const directoriesSection: Section = {
+  id: 'directories',
+  title: 'Directories',
+  needs: 'read',
+  render: (screen) => renderDirectories(screen),
+};
 
-/** The signed-in home: the directories of the admin's organization, each with its details on demand. */
-export function renderHome(header: Node[]): void {
-  const screen = showScreen('Directories', undefined, ...header);
+function renderDirectories(screen: Screen): void {
   const list = h('ul', { class: 'directories', 'aria-label': 'Directories' });
   const details = h('section', {
     id: 'directory-details',
@@ -61,11 +44,6 @@ export function renderHome(header: Node[]): void {
     },
     (error: unknown) => refused(screen, error),
   );
-}
-
-function refused(screen: Screen, error: unknown): void {
-  if (!screen.current() || (error instanceof ConsoleApiError && error.code === 'CON-001')) return;
-  screen.notes.replaceChildren(notice(problem(error), 'error'));
 }
 
 function directoryItem(screen: Screen, directory: Directory, details: HTMLElement): HTMLElement {

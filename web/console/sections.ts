@@ -1,0 +1,5 @@
+import { directoriesSection } from './directories.ts';
+import type { Section } from './section.ts';
+
+/** The signed-in console's sections, in the navigation's order; the first the role may see is the home. */
+export const sections: readonly Section[] = [directoriesSection];
