@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe.ts';
 import { click, shows } from './page-scene.ts';
-import { addVirtualAuthenticator, launchBrowser, screenshot } from '#test/support/browser';
-import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
-import { ensureWebConsole } from '#web/console/build';
+import { type ConsoleScene, inviteToken, laptop, startConsoleScene, tablet } from './console-scene.ts';
+import { screenshot } from '#test/support/browser';
 
 /**
  * The console's pages (docs/console.md#pages) in a real Chromium against the local runtime: an invite enrolled with a
@@ -13,51 +12,22 @@ import { ensureWebConsole } from '#web/console/build';
  * light and dark, and under the strict CSP.
  */
 
-let runtime: TestRuntime;
-let browser: Browser;
-/** The runtime as a browser on this machine reaches it: `localhost`, a secure context and the passkeys' RP id. */
+let scene: ConsoleScene;
 let origin: string;
-let store: typeof import('#test/integration/console/console-store');
+let store: ConsoleScene['store'];
 let organizationId: string;
 const hostileName = '<img src=x onerror="window.xss=1">';
-
-/** A laptop's screen: where the console is used most, besides a tablet. */
-const laptop = { width: 1280, height: 800 };
-const tablet = { width: 820, height: 1180, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+const consolePage = () => scene.consolePage();
+const token = inviteToken;
 
 beforeAll(async () => {
-  await ensureWebConsole();
-  runtime = await startTestRuntime();
-  const url = new URL(runtime.baseUrl);
-  url.hostname = 'localhost';
-  origin = url.origin;
-  store = await import('#test/integration/console/console-store');
+  scene = await startConsoleScene();
+  ({ origin, store } = scene);
   organizationId = (await store.organization('Console pages')).organization.id;
   await store.directory(organizationId, 'Payroll');
   await store.directory(organizationId, hostileName);
-  browser = await launchBrowser();
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await runtime?.stop();
-});
-
-/** A page with the laptop's screen and a platform authenticator, its problems and CSP violations collected. */
-async function consolePage(): Promise<{ page: Page; problems: string[]; cspViolations: string[] }> {
-  const page = await browser.newPage();
-  await page.setViewport(laptop);
-  await addVirtualAuthenticator(page);
-  const problems: string[] = [];
-  const cspViolations: string[] = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${(error as Error).message}`));
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    else if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  return { page, problems, cspViolations };
-}
-
-const token = (url: string) => new URL(url).hash.replace(/^#invite=/, '');
+afterAll(() => scene?.close());
 
 /** Enrols from a new invite for `role` and signs in: the person's path from the invite to the console. */
 async function enrolAndSignIn(page: Page, role: 'auditor' | 'owner', name: string, problems: string[]) {

@@ -37,8 +37,6 @@ export async function consoleClient(runtime: TestRuntime) {
   url.hostname = 'localhost';
   const origin = url.origin;
   const store = await import('#test/integration/console/console-store');
-  const { approveSessionWithoutTheApprovalStep } =
-    await import('#test/integration/console/approval-stand-in');
 
   async function call(method: string, path: string, options: Call = {}): Promise<Answer> {
     const response = await fetch(`${origin}/console/api${path}`, {
@@ -85,7 +83,7 @@ export async function consoleClient(runtime: TestRuntime) {
     const answer = await call('POST', '/sign-in', { body: { assertion } });
     expect(answer.status).toBe(200);
     const cookie = (answer.headers.get('set-cookie') ?? '').split(';')[0] as string;
-    if (role !== 'auditor') await approveSessionWithoutTheApprovalStep(cookie);
+    if (role !== 'auditor') await store.approveSessionForTest(cookie);
     return {
       cookie,
       csrf: answer.body?.csrf_token as string,

@@ -16,6 +16,25 @@ export const organization = (name: string) => createOrganization({ name });
 export const directory = (organizationId: string, name: string) =>
   createDirectory(organizationId, name, new Date());
 
+/**
+ * TESTS ONLY. Stands in for the sign-in approval (the admin approving on their own linked authenticator, which moves
+ * a session from `passkey` to `approved`; console-approval.test.ts goes through it whole): it writes the stage in the
+ * store, so that the tests of the console's actions can act as roles that must be approved. The console itself has no
+ * way to do this.
+ */
+export async function approveSessionForTest(cookie: string): Promise<void> {
+  const token = cookie.split('=')[1] as string;
+  await dynamo.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: sessionKey(token),
+      UpdateExpression: 'SET stage = :approved',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':approved': 'approved' },
+    }),
+  );
+}
+
 /** Moves a session's sign-in and last request into the past, as that much time passing would. */
 export async function ageSession(
   cookie: string,
