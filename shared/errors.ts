@@ -61,6 +61,11 @@ export const errorStatus = {
   'CON-007': 409,
   /** The console: an approval cannot start: one is pending for the admin already, or the sign-in is approved. */
   'CON-008': 409,
+  /**
+   * The console: a change that needs the admin's passkey again (keys, unlinking, roles), and it was not given within
+   * the last 5 minutes of this session (docs/console.md#confirming-with-the-passkey).
+   */
+  'CON-010': 403,
   'HTTP-403': 403,
   'HTTP-404': 404,
   /** A request that has expired, on the device API (the service API answers 408 without a body). */

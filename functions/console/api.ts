@@ -17,6 +17,7 @@ import {
 import { ApiError } from '#shared/errors';
 import { consoleActions, mayPerform } from '#shared/domain/console-permissions';
 import { approvalEndpoints } from '#functions/console/approval-endpoints';
+import { confirmationEndpoints } from '#functions/console/confirmation-endpoints';
 import { healthEndpoints } from '#functions/console/health-endpoints';
 import { consoleDirectories, consoleDirectory } from '#shared/use-cases/console-directories';
 import { enrol, enrolmentOptions, signInOptions } from '#shared/use-cases/console-passkeys';
@@ -134,6 +135,7 @@ export const consoleEndpoints: readonly ConsoleEndpoint[] = [
   ...keyEndpoints,
   ...userEndpoints,
   ...approvalEndpoints,
+  ...confirmationEndpoints,
   ...healthEndpoints,
 ];
 

@@ -71,6 +71,7 @@ export const directoryEndpoints: readonly ConsoleEndpoint[] = [
   endpoint({
     method: 'POST',
     path: '/directories/{id}/sdk-keys',
+    confirmed: true,
     needs: 'directory-write',
     schema: undefined,
     handle: async ({ session, parameters }) => {
@@ -83,6 +84,7 @@ export const directoryEndpoints: readonly ConsoleEndpoint[] = [
   endpoint({
     method: 'DELETE',
     path: '/directories/{id}/sdk-keys/{sdkKey}',
+    confirmed: true,
     needs: 'directory-write',
     schema: undefined,
     handle: async ({ session, parameters }) => {

@@ -91,6 +91,7 @@ function endpointsOf(level: KeyLevel): ConsoleEndpoint[] {
     endpoint({
       method: 'POST',
       path: level.path,
+      confirmed: true,
       needs: level.write,
       schema: consoleAddKeyBody,
       handle: async ({ session, parameters, body, now }) => {
@@ -111,6 +112,7 @@ function endpointsOf(level: KeyLevel): ConsoleEndpoint[] {
     endpoint({
       method: 'PATCH',
       path: `${level.path}/{kid}`,
+      confirmed: true,
       needs: level.write,
       schema: consoleUpdateKeyBody,
       handle: async ({ session, parameters, body }) => {
@@ -127,6 +129,7 @@ function endpointsOf(level: KeyLevel): ConsoleEndpoint[] {
     endpoint({
       method: 'DELETE',
       path: `${level.path}/{kid}`,
+      confirmed: true,
       needs: level.write,
       schema: undefined,
       handle: async ({ session, parameters }) => {

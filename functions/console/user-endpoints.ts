@@ -94,6 +94,7 @@ export const userEndpoints: readonly ConsoleEndpoint[] = [
   endpoint({
     method: 'DELETE',
     path: '/directories/{id}/users/{identifier}/devices/{deviceId}',
+    confirmed: true,
     needs: 'user-helpdesk',
     schema: undefined,
     handle: async ({ session, parameters, now }) => {
@@ -152,6 +153,7 @@ export const userEndpoints: readonly ConsoleEndpoint[] = [
   endpoint({
     method: 'DELETE',
     path: '/directories/{id}/users/{identifier}/totp',
+    confirmed: true,
     needs: 'user-helpdesk',
     schema: undefined,
     handle: async ({ session, parameters }) => {

@@ -11,6 +11,11 @@ export const consoleTouchSeconds = 60;
 export const consoleInviteSeconds = 30 * 60;
 /** A passkey challenge is good for one ceremony, within this long. */
 export const consoleChallengeSeconds = 5 * 60;
+/**
+ * A change to keys, devices or admins needs the admin's passkey within this long (the sign-in's own counts): a
+ * session left open on an unlocked laptop cannot make one.
+ */
+export const consoleConfirmationSeconds = 5 * 60;
 /** Failed sign-ins counted per admin account and per address block, each within its own window. */
 export const consoleSignInLimit = { count: 10, windowSeconds: 15 * 60 } as const;
 
@@ -34,6 +39,8 @@ export interface ConsoleSession {
   /** Epoch seconds. */
   readonly createdAt: number;
   readonly lastSeenAt: number;
+  /** When the admin last gave their passkey in this session (the sign-in, or a confirmation); epoch seconds. */
+  readonly confirmedAt?: number;
   /** The auth request this session's approval waits for (docs/console.md#approval): only this session reads it. */
   readonly approvalAuthRequest?: string;
 }
@@ -61,4 +68,12 @@ export function sessionNeedsTouch(session: Pick<ConsoleSession, 'lastSeenAt'>, n
  */
 export function sessionMayAct(session: Pick<ConsoleSession, 'role' | 'stage'>): boolean {
   return session.stage === 'approved' || onlyReads(session.role);
+}
+
+/** Whether the admin gave their passkey recently enough in this session for a change that needs it. */
+export function sessionIsConfirmed(
+  session: Pick<ConsoleSession, 'createdAt' | 'confirmedAt'>,
+  nowSeconds: number,
+) {
+  return nowSeconds - (session.confirmedAt ?? session.createdAt) < consoleConfirmationSeconds;
 }

@@ -6,7 +6,12 @@ import { outcomeOf } from '#shared/audit/audit-record';
 import { recordConsoleAction } from '#shared/audit/console-action-record';
 import type { AdminAccount } from '#shared/domain/console-admin';
 import { type ConsoleAction, mayPerform } from '#shared/domain/console-permissions';
-import { type ConsoleSession, consoleAbsoluteSeconds, sessionMayAct } from '#shared/domain/console-session';
+import {
+  type ConsoleSession,
+  consoleAbsoluteSeconds,
+  sessionIsConfirmed,
+  sessionMayAct,
+} from '#shared/domain/console-session';
 import { ApiError, invalidArgument, notFound } from '#shared/errors';
 import { callerAddress } from '#shared/http/caller-address';
 import {
@@ -23,6 +28,7 @@ import { validateBody } from '#shared/http/schemas/validate-body';
 import { logger } from '#shared/log';
 import { observability } from '#shared/observability';
 import { liveSession } from '#shared/use-cases/console-sessions';
+import { epochSeconds } from '#shared/time';
 
 type HttpResult = APIGatewayProxyStructuredResultV2;
 
@@ -92,6 +98,11 @@ export interface ConsoleEndpoint<S extends v.GenericSchema | undefined = v.Gener
   readonly path: string;
   readonly needs: 'signed-out' | 'session' | ConsoleAction;
   readonly schema: S;
+  /**
+   * A change that needs the admin's passkey given within the last minutes of the session (keys, unlinking, roles):
+   * otherwise 403 CON-010, and the page asks for the passkey (POST /console/api/confirmation) and tries again.
+   */
+  readonly confirmed?: true;
   handle(
     request: ConsoleRequest<S extends v.GenericSchema ? v.InferOutput<S> : undefined>,
   ): Promise<ConsoleReply>;
@@ -150,6 +161,9 @@ export function consoleHandler(endpoints: readonly ConsoleEndpoint[]) {
         }
       }
       if (unsafe) checkCsrfToken(event, session);
+      if (endpoint.confirmed && !sessionIsConfirmed(session, epochSeconds(now))) {
+        throw new ApiError('CON-010', 'Confirm it is you with your passkey first, then try again');
+      }
     }
     const reply = await withAuditOf(event, method, endpoint, session, now, () =>
       endpoint.handle({ event, body, parameters, session, token, now }),

@@ -16,8 +16,11 @@ export interface StoredInvite {
 
 /** A passkey ceremony's challenge as stored, under its digest. */
 export interface StoredChallenge {
-  readonly purpose: 'enrolment' | 'sign-in';
-  /** For an enrolment: the invite's token digest, so that a challenge serves that invite only. */
+  readonly purpose: 'enrolment' | 'sign-in' | 'confirmation';
+  /**
+   * For an enrolment: the invite's token digest, so that a challenge serves that invite only; for a confirmation: the
+   * session's id, so that it serves that session only.
+   */
   readonly invite?: string;
   /** For an enrolment: the admin id the account will have, the passkey's user handle. */
   readonly adminId?: string;
@@ -88,7 +91,7 @@ export async function consumeInvite(token: string, nowSeconds: number): Promise<
 export const putChallenge = (challenge: string, stored: StoredChallenge) =>
   putExpiring(challengeKey(challenge), stored);
 
-/** Uses a challenge up, if it is unexpired and was given for this purpose (and invite). */
+/** Uses a challenge up, if it is unexpired and was given for this purpose (and invite or session). */
 export async function takeChallenge(
   challenge: string,
   purpose: StoredChallenge['purpose'],

@@ -58,3 +58,22 @@ export async function touchSession(
 export async function deleteSession(token: string): Promise<void> {
   await dynamo.send(new DeleteCommand({ TableName: tableName, Key: sessionKey(token) }));
 }
+
+/** Records that the admin gave their passkey again in this session, unless the session was signed out meanwhile. */
+export async function confirmSession(token: string, nowSeconds: number): Promise<boolean> {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: sessionKey(token),
+        UpdateExpression: 'SET confirmedAt = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': nowSeconds },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalFailure(error)) return false;
+    throw error;
+  }
+}

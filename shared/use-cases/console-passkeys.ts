@@ -144,21 +144,27 @@ export async function claimedAdmin(assertion: AuthenticationResponseJSON): Promi
 }
 
 /**
- * Verifies a sign-in assertion by one of the admin's passkeys, over an unused sign-in challenge, with the user
- * verified, and moves its counter with a conditional write, so one assertion signs in once.
+ * Verifies an assertion by one of the admin's passkeys, over an unused challenge given for this purpose (a sign-in,
+ * or a confirmation in one session), with the user verified, and moves its counter with a conditional write, so one
+ * assertion is used once.
  */
-export async function verifySignIn(
+export async function verifyAdminAssertion(
   account: AdminAccount,
   assertion: AuthenticationResponseJSON,
   origin: string | undefined,
   now: Date,
+  purpose: 'sign-in' | 'confirmation' = 'sign-in',
+  sessionId?: string,
 ): Promise<void> {
   const index = account.passkeys.findIndex((passkey) => passkey.credentialId === assertion.id);
   const passkey = account.passkeys[index];
-  if (!passkey) throw refused('This passkey signs nobody in');
+  if (!passkey)
+    throw refused(
+      purpose === 'sign-in' ? 'This passkey signs nobody in' : 'This passkey is not the signed-in admin’s',
+    );
   const challenge = signedChallenge(assertion.response.clientDataJSON);
-  if (!(await takeChallenge(challenge, 'sign-in', epochSeconds(now))))
-    throw refused('The sign-in challenge is unknown, used or expired; start again');
+  if (!(await takeChallenge(challenge, purpose, epochSeconds(now), sessionId)))
+    throw refused(`The ${purpose} challenge is unknown, used or expired; start again`);
   const relying = relyingParty(origin);
   const { verifyAuthenticationResponse } = await webAuthnLibrary();
   const verified = await verifyAuthenticationResponse({

@@ -15,7 +15,7 @@ import { addressFailuresKey, adminFailuresKey } from '#shared/store/console-keys
 import { deleteSession, getSession, putSession, touchSession } from '#shared/store/console-sessions';
 import type { ItemKey } from '#shared/store/keys';
 import { countAttempt, uncountAttempt } from '#shared/store/link-attempts';
-import { claimedAdmin, verifySignIn } from '#shared/use-cases/console-passkeys';
+import { claimedAdmin, verifyAdminAssertion } from '#shared/use-cases/console-passkeys';
 import { epochSeconds } from '#shared/time';
 
 /** A session just made: its token goes into the cookie once, and is kept nowhere else. */
@@ -51,7 +51,7 @@ export async function signIn(
   const account = await claimedAdmin(assertion);
   if (!account) throw new ApiError('CON-006', 'This passkey signs nobody in');
   await count(adminFailuresKey(account.adminId, window.start), 'for this account');
-  await verifySignIn(account, assertion, origin, now);
+  await verifyAdminAssertion(account, assertion, origin, now);
   await giveBack(counted);
   const token = randomBytes(32).toString('base64url');
   const session: ConsoleSession = {
@@ -64,6 +64,7 @@ export async function signIn(
     sessionId: randomBytes(12).toString('base64url'),
     createdAt: nowSeconds,
     lastSeenAt: nowSeconds,
+    confirmedAt: nowSeconds,
   };
   await putSession(token, session);
   return { token, session, account };

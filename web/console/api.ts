@@ -31,6 +31,15 @@ export interface SessionView {
 
 let csrfToken: string | undefined;
 let sessionEnded: (detail: string) => void = () => undefined;
+let confirmationNeeded: () => Promise<boolean> = () => Promise.resolve(false);
+
+/**
+ * How to get the admin's passkey again when a change needs it (403 CON-010): the handler asks the person, runs the
+ * ceremony and says whether it succeeded; the change is then sent once more.
+ */
+export function onConfirmationNeeded(handler: () => Promise<boolean>): void {
+  confirmationNeeded = handler;
+}
 
 /** What to do when the API says the session ended (401 CON-001), wherever that happens. */
 export function onSessionEnded(handler: (detail: string) => void): void {
@@ -52,7 +61,19 @@ export function useSession(session: SessionView | undefined): void {
 /** Whether the page holds a session it read or started (and has not seen end). */
 export const hasSession = () => csrfToken !== undefined;
 
-export async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export async function call<T>(method: Method, path: string, body?: unknown): Promise<T> {
+  try {
+    return await send<T>(method, path, body);
+  } catch (error) {
+    if (!(error instanceof ConsoleApiError && error.code === 'CON-010') || !(await confirmationNeeded()))
+      throw error;
+    return send<T>(method, path, body);
+  }
+}
+
+async function send<T>(method: Method, path: string, body?: unknown): Promise<T> {
   let response: Response;
   try {
     response = await fetch(new URL(`api/${path}`, document.baseURI), {

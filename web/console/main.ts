@@ -4,7 +4,16 @@
  * (401 CON-001) brings the page back to sign-in, saying so.
  */
 import { notice } from '../authenticator/dom.ts';
-import { call, ConsoleApiError, hasSession, onSessionEnded, type SessionView, useSession } from './api.ts';
+import {
+  call,
+  ConsoleApiError,
+  hasSession,
+  onConfirmationNeeded,
+  onSessionEnded,
+  type SessionView,
+  useSession,
+} from './api.ts';
+import { confirmWithPasskey } from './confirmation.ts';
 import { needsApproval, renderApproval } from './approval.ts';
 import { inviteToken, renderEnrolment } from './enrolment.ts';
 import { leaveSignedIn, renderSignedIn, whoIsSignedIn } from './signed-in.ts';
@@ -54,6 +63,7 @@ async function reopen(): Promise<void> {
   }
 }
 
+onConfirmationNeeded(confirmWithPasskey);
 onSessionEnded((detail) =>
   signIn(notice(`Your session ended (${detail}). Sign in again to go on.`, 'error')),
 );

@@ -28,6 +28,8 @@ export interface SignedIn {
   readonly csrf: string;
   readonly adminId: string;
   readonly role: ConsoleRole;
+  /** The admin's passkey, for a confirmation the test gives. */
+  readonly passkey: SoftwareAuthenticator;
 }
 
 export const refusal = (answer: Answer) => ({ status: answer.status, code: answer.body?.error_code });
@@ -89,6 +91,7 @@ export async function consoleClient(runtime: TestRuntime) {
       csrf: answer.body?.csrf_token as string,
       adminId: enrolled.body?.admin_id as string,
       role,
+      passkey: authenticator,
     };
   }
 

@@ -35,10 +35,17 @@ export async function approveSessionForTest(cookie: string): Promise<void> {
   );
 }
 
-/** Moves a session's sign-in and last request into the past, as that much time passing would. */
+/**
+ * Moves a session's sign-in, its last passkey and its last request into the past, as that much time passing would
+ * (the passkey as long ago as the sign-in, unless said).
+ */
 export async function ageSession(
   cookie: string,
-  age: { readonly idleSeconds: number; readonly sinceSignInSeconds: number },
+  age: {
+    readonly idleSeconds: number;
+    readonly sinceSignInSeconds: number;
+    readonly sincePasskeySeconds?: number;
+  },
 ): Promise<void> {
   const token = cookie.split('=')[1] as string;
   const now = Math.floor(Date.now() / 1000);
@@ -46,9 +53,13 @@ export async function ageSession(
     new UpdateCommand({
       TableName: tableName,
       Key: sessionKey(token),
-      UpdateExpression: 'SET lastSeenAt = :seen, createdAt = :created',
+      UpdateExpression: 'SET lastSeenAt = :seen, createdAt = :created, confirmedAt = :confirmed',
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':seen': now - age.idleSeconds, ':created': now - age.sinceSignInSeconds },
+      ExpressionAttributeValues: {
+        ':seen': now - age.idleSeconds,
+        ':created': now - age.sinceSignInSeconds,
+        ':confirmed': now - (age.sincePasskeySeconds ?? age.sinceSignInSeconds),
+      },
     }),
   );
 }
