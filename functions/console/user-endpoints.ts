@@ -5,6 +5,7 @@ import { clip, idEchoLength } from '#shared/echo';
 import { ApiError } from '#shared/errors';
 import { type ConsoleEndpoint, endpoint } from '#shared/http/console-handler';
 import { publicBaseUrl } from '#shared/http/event';
+import { webAuthenticatorUrl } from '#shared/http/web-authenticator';
 import { uuid } from '#shared/http/schemas/common';
 import { consoleStartLinkBody } from '#shared/http/schemas/console-users';
 import { identifier as identifierSchema } from '#shared/http/schemas/users';
@@ -13,6 +14,7 @@ import { consoleDirectoryOrganization } from '#shared/use-cases/console-scope';
 import { liftFraudLock, listLockedUsers } from '#shared/use-cases/directory-settings';
 import { defaultLinkTtlSeconds, listDevices, startDeviceLink, unlinkDevice } from '#shared/use-cases/devices';
 import { listSessions } from '#shared/use-cases/sessions';
+import { epochSeconds, isoSeconds } from '#shared/time';
 import { getTotpState, removeTotp } from '#shared/use-cases/totp';
 import { actingSession } from '#functions/console/required-session';
 
@@ -50,6 +52,10 @@ const touched = (user: ConsoleUser, deviceId?: string) => ({
   ...(deviceId ? { deviceId } : {}),
 });
 
+/** Epoch seconds still to come as ISO 8601 UTC; null once past (or never set). */
+const atSeconds = (seconds: number | undefined, now: Date) =>
+  seconds !== undefined && seconds > epochSeconds(now) ? isoSeconds(new Date(seconds * 1000)) : null;
+
 const statusNames: Readonly<Record<number, string>> = {
   [DeviceStatus.linkPending]: 'link-pending',
   [DeviceStatus.linked]: 'linked',
@@ -69,7 +75,8 @@ export const userEndpoints: readonly ConsoleEndpoint[] = [
     handle: async ({ event, session, parameters, now }) => {
       const user = await consoleUser(session, parameters);
       const key = { directoryId: user.directoryId, identifier: user.identifier };
-      const [devices, sessions, totp, locks] = await Promise.all([
+      const [stored, devices, sessions, totp, locks] = await Promise.all([
+        getUser(key),
         listDevices(user.directoryId, user.identifier),
         listSessions(key, publicBaseUrl(event)),
         getTotpState(user.directoryId, user.identifier, now),
@@ -83,6 +90,8 @@ export const userEndpoints: readonly ConsoleEndpoint[] = [
           devices: devices.map((device) => ({
             ...device,
             status_name: statusNames[device.status] ?? 'unknown',
+            // Helpdesk must be able to say why a relinked phone gets no requests yet (the cooling-off).
+            answers_from: atSeconds(stored?.devices.find((one) => one.id === device.id)?.answersFrom, now),
           })),
           sessions,
           totp,
@@ -115,12 +124,13 @@ export const userEndpoints: readonly ConsoleEndpoint[] = [
     schema: consoleStartLinkBody,
     handle: async ({ event, session, parameters, body, now }) => {
       const user = await consoleUser(session, parameters, false);
+      const ttlSeconds = body.ttl ?? defaultLinkTtlSeconds;
       const link = await startDeviceLink(
         {
           organizationId: user.organizationId,
           directoryId: user.directoryId,
           identifier: user.identifier,
-          ttlSeconds: body.ttl ?? defaultLinkTtlSeconds,
+          ttlSeconds,
           // The completion webhook goes to the directory's URL, encrypted to the directory's own key, as for a link
           // the directory started; the console itself has no key to encrypt to.
           requester: `dir:${user.directoryId}`,
@@ -132,7 +142,12 @@ export const userEndpoints: readonly ConsoleEndpoint[] = [
       );
       return {
         status: 201,
-        body: link,
+        body: {
+          ...link,
+          // What the console shows the person: the web authenticator's page with the code, and until when it works.
+          url: `${webAuthenticatorUrl(publicBaseUrl(event))}#code=${link.code}`,
+          expires_at: isoSeconds(new Date((epochSeconds(now) + ttlSeconds) * 1000)),
+        },
         targetId: link.device_id,
         touched: touched(user, link.device_id),
       };

@@ -529,6 +529,10 @@ describe('users (helpdesk)', () => {
     expect(new URL(started.body?.qrcode as string).pathname).toBe(
       `/public/v3/qrcodes/${started.body?.code as string}`,
     );
+    expect(new URL(started.body?.url as string).hash).toBe(`#code=${started.body?.code as string}`);
+    expect(new URL(started.body?.url as string).pathname).toBe('/authenticator/');
+    const lasts = Date.parse(started.body?.expires_at as string) - Date.now();
+    expect(lasts > 590_000 && lasts <= 600_000).toBe(true);
     const state = await linkAuthenticator({
       baseUrl: runtime.baseUrl,
       code: started.body?.code as string,
@@ -565,8 +569,16 @@ describe('users (helpdesk)', () => {
     const relinked = await client.call('POST', `${user}/links`, { session: helpdesk, body: {} });
     expect(relinked.status).toBe(201);
     expect((await client.call('GET', user, { session: helpdesk })).body?.devices).toMatchObject([
-      { id: relinked.body?.device_id, status_name: 'link-pending' },
+      { id: relinked.body?.device_id, status_name: 'link-pending', answers_from: null },
     ]);
+    // Linked after helpdesk's unlink, the new device cools off, and helpdesk sees until when.
+    await linkAuthenticator({ baseUrl: runtime.baseUrl, code: relinked.body?.code as string });
+    const [cooling] = (await client.call('GET', user, { session: helpdesk })).body?.devices as {
+      status_name: string;
+      answers_from: string | null;
+    }[];
+    expect(cooling?.status_name).toBe('linked');
+    expect(Date.parse(cooling?.answers_from ?? '')).toBeGreaterThan(Date.now() + 86_400_000);
   });
 
   it('have a fraud lock cleared by helpdesk, once', async () => {
