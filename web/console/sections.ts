@@ -1,6 +1,7 @@
 import { directoriesSection } from './directories.ts';
 import type { Section } from './section.ts';
+import { servicesSection } from './services.ts';
 import { usersSection } from './users.ts';
 
 /** The signed-in console's sections, in the navigation's order; the first the role may see is the home. */
-export const sections: readonly Section[] = [directoriesSection, usersSection];
+export const sections: readonly Section[] = [directoriesSection, servicesSection, usersSection];
