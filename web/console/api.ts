@@ -52,7 +52,11 @@ export function useSession(session: SessionView | undefined): void {
 /** Whether the page holds a session it read or started (and has not seen end). */
 export const hasSession = () => csrfToken !== undefined;
 
-export async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+export async function call<T>(
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<T> {
   let response: Response;
   try {
     response = await fetch(new URL(`api/${path}`, document.baseURI), {

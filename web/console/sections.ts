@@ -1,5 +1,6 @@
 import { directoriesSection } from './directories.ts';
+import { keysSection } from './keys.ts';
 import type { Section } from './section.ts';
 
 /** The signed-in console's sections, in the navigation's order; the first the role may see is the home. */
-export const sections: readonly Section[] = [directoriesSection];
+export const sections: readonly Section[] = [directoriesSection, keysSection];
