@@ -122,6 +122,7 @@ function renderOwnerKeys(screen: Screen, session: SessionView, owner: Owner, pan
   const writes = mayWrite(session, owner.level);
   const table = h('div', { class: 'key-list' }, h('p', { class: 'muted' }, 'Reading the keys…'));
   const generated = h('div', { class: 'generated' });
+  panel.dataset.owner = `${owner.level}/${owner.id}`;
   panel.replaceChildren(
     h('h2', {}, `Keys of ${levelNames[owner.level].toLowerCase()} ${owner.label}`),
     ...(writes
