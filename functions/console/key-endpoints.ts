@@ -4,6 +4,7 @@ import { clip, idEchoLength } from '#shared/echo';
 import { ApiError } from '#shared/errors';
 import { type ConsoleEndpoint, type ConsoleTouched, endpoint } from '#shared/http/console-handler';
 import { consoleAddKeyBody, consoleUpdateKeyBody } from '#shared/http/schemas/console-keys';
+import { keyChangesOf, newEntityKeyOf } from '#shared/http/schemas/keys';
 import type { Entity } from '#shared/protocol/entity';
 import {
   consoleDirectoryOrganization,
@@ -96,16 +97,7 @@ function endpointsOf(level: KeyLevel): ConsoleEndpoint[] {
       schema: consoleAddKeyBody,
       handle: async ({ session, parameters, body, now }) => {
         const { entity, touched } = await owner(session, parameters);
-        const key = await addEntityKey(
-          entity,
-          {
-            publicKeyPem: body.public_key,
-            keyType: body.key_type ?? 0,
-            active: body.active ?? true,
-            expires: body.date_expires ?? null,
-          },
-          now,
-        );
+        const key = await addEntityKey(entity, newEntityKeyOf(body), now);
         return { status: 201, body: { key_id: key.kid }, targetId: key.kid, touched };
       },
     }),
@@ -118,10 +110,7 @@ function endpointsOf(level: KeyLevel): ConsoleEndpoint[] {
       handle: async ({ session, parameters, body }) => {
         const { entity, touched } = await owner(session, parameters);
         const kid = kidOf(parameters);
-        await changeEntityKey(entity, kid, {
-          ...(body.active === undefined ? {} : { active: body.active }),
-          ...(body.date_expires === undefined ? {} : { expires: body.date_expires }),
-        });
+        await changeEntityKey(entity, kid, keyChangesOf(body));
         const key = (await listEntityKeyViews(entity)).find((one) => one.id === kid);
         return { status: 200, body: key, targetId: kid, touched };
       },

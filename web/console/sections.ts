@@ -1,7 +1,8 @@
 import { directoriesSection } from './directories.ts';
+import { keysSection } from './keys.ts';
 import type { Section } from './section.ts';
 import { servicesSection } from './services.ts';
 import { usersSection } from './users.ts';
 
 /** The signed-in console's sections, in the navigation's order; the first the role may see is the home. */
-export const sections: readonly Section[] = [directoriesSection, servicesSection, usersSection];
+export const sections: readonly Section[] = [directoriesSection, servicesSection, keysSection, usersSection];

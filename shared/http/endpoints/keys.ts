@@ -1,7 +1,7 @@
 import type { Entity, EntityType } from '#shared/protocol/entity';
 import type { Caller } from '#shared/http/signed-state';
 import { created, noContent, ok } from '#shared/http/reply';
-import { type KeyBodies, keyBodies } from '#shared/http/schemas/keys';
+import { type KeyBodies, keyBodies, keyChangesOf, newEntityKeyOf } from '#shared/http/schemas/keys';
 import { signedHandler } from '#shared/http/signed-handler';
 import { requireDirectory } from '#shared/use-cases/directories';
 import {
@@ -46,16 +46,7 @@ export const addKeyEndpoint = (target: KeyTarget) =>
     body: target.bodies.add,
     handle: async ({ caller, body, receivedAt }) => {
       const entity = await target.resolve(caller, body.id);
-      const key = await addEntityKey(
-        entity,
-        {
-          publicKeyPem: body.public_key,
-          keyType: body.key_type ?? 0,
-          active: body.active ?? true,
-          expires: body.date_expires ?? null,
-        },
-        receivedAt,
-      );
+      const key = await addEntityKey(entity, newEntityKeyOf(body), receivedAt);
       return created({ key_id: key.kid });
     },
   });
@@ -73,10 +64,7 @@ export const updateKeyEndpoint = (target: KeyTarget) =>
     body: target.bodies.update,
     handle: async ({ caller, body }) => {
       const entity = await target.resolve(caller, body.id);
-      await changeEntityKey(entity, body.key_id, {
-        ...(body.active == null ? {} : { active: body.active }),
-        ...(body.date_expires === undefined ? {} : { expires: body.date_expires }),
-      });
+      await changeEntityKey(entity, body.key_id, keyChangesOf(body));
       return noContent();
     },
   });

@@ -1,6 +1,7 @@
 import { createPublicKey } from 'node:crypto';
 import * as v from 'valibot';
 import type { KeyType } from '#shared/domain/entity-key';
+import type { NewEntityKey } from '#shared/use-cases/entity-keys';
 import { flag, isoDate, optionalNullable, uuid } from '#shared/http/schemas/common';
 
 const maxPemLength = 16_384;
@@ -53,6 +54,28 @@ export interface RemoveKeyInput {
   readonly id: string;
   readonly key_id: string;
 }
+
+/** A key body as the use case takes it; the signed API and the console add and change keys alike. */
+export const newEntityKeyOf = (body: {
+  readonly public_key: string;
+  readonly key_type?: number | null;
+  readonly active?: boolean | null;
+  readonly date_expires?: string | null;
+}): NewEntityKey => ({
+  publicKeyPem: body.public_key,
+  keyType: body.key_type ?? 0,
+  active: body.active ?? true,
+  expires: body.date_expires ?? null,
+});
+
+/** A change body as the use case takes it: what is left out (or null for `active`) stays as it is. */
+export const keyChangesOf = (body: {
+  readonly active?: boolean | null;
+  readonly date_expires?: string | null;
+}): { readonly active?: boolean; readonly expires?: string | null } => ({
+  ...(body.active == null ? {} : { active: body.active }),
+  ...(body.date_expires === undefined ? {} : { expires: body.date_expires }),
+});
 
 export interface KeyBodies {
   readonly add: v.GenericSchema<unknown, AddKeyInput>;
