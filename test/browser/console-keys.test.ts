@@ -57,9 +57,11 @@ function requestBodies(page: Page): string[] {
 
 /** Opens the keys of `owner` (`services/<id>`) as a person does: the navigation, then the chooser. */
 async function openKeys(page: Page, owner: string, problems: string[]): Promise<void> {
+  // A keys screen already on show is drawn anew on the click: choose in the new one, not the one going away.
+  await page.evaluate(() => document.getElementById('key-owner')?.setAttribute('data-leaving', ''));
   await page.locator('nav.sections a::-p-text(Keys)').click();
   await shows(page, 'Whose keys', problems);
-  await page.waitForSelector(`#key-owner option[value="${owner}"]`);
+  await page.waitForSelector(`#key-owner:not([data-leaving]) option[value="${owner}"]`);
   await page.select('#key-owner', owner);
   // The owner's own panel, not the one the previous choice drew.
   await page.waitForSelector(`.keys[data-owner="${owner}"] h2`);
