@@ -61,6 +61,8 @@ export const errorStatus = {
   'CON-007': 409,
   /** The console: an approval cannot start: one is pending for the admin already, or the sign-in is approved. */
   'CON-008': 409,
+  /** The console: the change would leave the organization without an owner (docs/console.md#admin-management). */
+  'CON-009': 409,
   'HTTP-403': 403,
   'HTTP-404': 404,
   /** A request that has expired, on the device API (the service API answers 408 without a body). */

@@ -184,6 +184,7 @@ export async function verifySignIn(
       passkey.credentialId,
       passkey.counter,
       newCounter,
+      isoSeconds(now),
     ))
   ) {
     throw refused('The assertion was used before (its signature counter did not grow)');

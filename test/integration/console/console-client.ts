@@ -28,6 +28,8 @@ export interface SignedIn {
   readonly csrf: string;
   readonly adminId: string;
   readonly role: ConsoleRole;
+  /** The passkey it enrolled with, to sign in again. */
+  readonly authenticator: SoftwareAuthenticator;
 }
 
 export const refusal = (answer: Answer) => ({ status: answer.status, code: answer.body?.error_code });
@@ -89,6 +91,7 @@ export async function consoleClient(runtime: TestRuntime) {
       csrf: answer.body?.csrf_token as string,
       adminId: enrolled.body?.admin_id as string,
       role,
+      authenticator,
     };
   }
 
