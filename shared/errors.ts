@@ -61,6 +61,8 @@ export const errorStatus = {
   'CON-007': 409,
   /** The console: an approval cannot start: one is pending for the admin already, or the sign-in is approved. */
   'CON-008': 409,
+  /** The console: the change would leave the organization without an owner (docs/console.md#admin-management). */
+  'CON-009': 409,
   /**
    * The console: a change that needs the admin's passkey again (keys, unlinking, roles), and it was not given within
    * the last 5 minutes of this session (docs/console.md#confirming-with-the-passkey).

@@ -16,6 +16,7 @@ import {
 } from '#shared/http/schemas/console';
 import { ApiError } from '#shared/errors';
 import { consoleActions, mayPerform } from '#shared/domain/console-permissions';
+import { adminEndpoints } from '#functions/console/admin-endpoints';
 import { approvalEndpoints } from '#functions/console/approval-endpoints';
 import { confirmationEndpoints } from '#functions/console/confirmation-endpoints';
 import { healthEndpoints } from '#functions/console/health-endpoints';
@@ -137,6 +138,7 @@ export const consoleEndpoints: readonly ConsoleEndpoint[] = [
   ...approvalEndpoints,
   ...confirmationEndpoints,
   ...healthEndpoints,
+  ...adminEndpoints,
 ];
 
 /** Who is signed in, as the console's pages show it, with the CSRF token they send back on every change. */

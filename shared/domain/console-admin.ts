@@ -30,6 +30,8 @@ export interface AdminAccount {
   /** ISO 8601 UTC. */
   readonly createdAt: string;
   readonly passkeys: readonly AdminPasskey[];
+  /** ISO 8601 UTC: the last sign-in's passkey verified; absent until the first (and for accounts from before). */
+  readonly lastSignInAt?: string;
 }
 
 /** The longest admin name: what a person calls themselves, shown in lists and in the audit trail. */

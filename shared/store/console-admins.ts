@@ -1,7 +1,13 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { AdminAccount } from '#shared/domain/console-admin';
-import { adminAccountKey, adminCredentialKey, adminListingKey } from '#shared/store/console-keys';
-import { dynamo, isConditionalFailure, tableName } from '#shared/store/dynamo';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AdminAccount, ConsoleRole } from '#shared/domain/console-admin';
+import {
+  adminAccountKey,
+  adminCredentialKey,
+  adminListingKey,
+  adminListingPartition,
+} from '#shared/store/console-keys';
+import { batchGetAll, dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
+import { type TableWrite, writeTogether } from '#shared/store/write-together';
 
 /**
  * Stores a new admin account: its passkeys' index first, each claimed with a conditional put so that no credential
@@ -70,16 +76,18 @@ export async function advanceAdminPasskeyCounter(
   credentialId: string,
   from: number,
   to: number,
+  signedInAt: string,
 ): Promise<boolean> {
   try {
     await dynamo.send(
       new UpdateCommand({
         TableName: tableName,
         Key: adminAccountKey(adminId),
-        UpdateExpression: `SET passkeys[${index}].#counter = :to`,
+        // The last sign-in rides on the write every sign-in makes anyway, for the owners' list of admins.
+        UpdateExpression: `SET passkeys[${index}].#counter = :to, lastSignInAt = :at`,
         ConditionExpression: `passkeys[${index}].credentialId = :id AND passkeys[${index}].#counter = :from`,
         ExpressionAttributeNames: { '#counter': 'counter' },
-        ExpressionAttributeValues: { ':id': credentialId, ':from': from, ':to': to },
+        ExpressionAttributeValues: { ':id': credentialId, ':from': from, ':to': to, ':at': signedInAt },
       }),
     );
     return true;
@@ -87,4 +95,100 @@ export async function advanceAdminPasskeyCounter(
     if (isConditionalFailure(error)) return false;
     throw error;
   }
+}
+
+/** The admins an organization has (null: the deployment's operators), their accounts read together. */
+export async function listAdminAccounts(organizationId: string | null): Promise<AdminAccount[]> {
+  const entries = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :admin)',
+    ExpressionAttributeValues: { ':pk': adminListingPartition(organizationId), ':admin': 'ADMIN#' },
+    ProjectionExpression: 'pk, sk',
+  });
+  const accounts = await batchGetAll(
+    entries.map((entry) => adminAccountKey(String(entry.sk).slice('ADMIN#'.length))),
+  );
+  return accounts.map(({ pk: _pk, sk: _sk, ...account }) => account as unknown as AdminAccount);
+}
+
+/**
+ * Writes that hold only while `ownerId` is still an owner: an update that sets the role it holds, conditioned on it
+ * (a ConditionCheck is in no route's grant). Of two owners demoting or removing each other at once, one transaction
+ * fails, so an organization never loses its last owner.
+ */
+const stillOwner = (account: Pick<AdminAccount, 'adminId' | 'organizationId'>): TableWrite => ({
+  Update: {
+    TableName: tableName,
+    Key: adminListingKey(account.organizationId, account.adminId),
+    UpdateExpression: 'SET #role = :owner',
+    ConditionExpression: '#role = :owner',
+    ExpressionAttributeNames: { '#role': 'role' },
+    ExpressionAttributeValues: { ':owner': 'owner' },
+  },
+});
+
+/** What a change of an admin found: done, the admin changed meanwhile, or the other owner it relied on did. */
+export type AdminChange = 'changed' | 'admin-changed' | 'owner-changed';
+
+function changeOf(failed: readonly number[], ownerAt: number): AdminChange {
+  if (failed.length === 0) return 'changed';
+  return failed.includes(ownerAt) ? 'owner-changed' : 'admin-changed';
+}
+
+/**
+ * Gives an admin another role, in the account and the organization's listing together, if it is still `from`;
+ * `keepOwner`, when the admin was an owner, is another owner who must still be one.
+ */
+export async function changeAdminRole(
+  account: AdminAccount,
+  to: ConsoleRole,
+  keepOwner?: Pick<AdminAccount, 'adminId' | 'organizationId'>,
+): Promise<AdminChange> {
+  const set = (key: ReturnType<typeof adminAccountKey>): TableWrite => ({
+    Update: {
+      TableName: tableName,
+      Key: key,
+      UpdateExpression: 'SET #role = :to',
+      ConditionExpression: '#role = :from',
+      ExpressionAttributeNames: { '#role': 'role' },
+      ExpressionAttributeValues: { ':to': to, ':from': account.role },
+    },
+  });
+  const writes = [
+    set(adminAccountKey(account.adminId)),
+    set(adminListingKey(account.organizationId, account.adminId)),
+    ...(keepOwner ? [stillOwner(keepOwner)] : []),
+  ];
+  return changeOf(await writeTogether(writes), 2);
+}
+
+/**
+ * Removes an admin: the account and its listing together (if its role is still the one read), then its passkeys'
+ * index, so that they sign nobody in. A crash before the index goes leaves entries naming no account, which sign
+ * nobody in either.
+ */
+export async function removeAdminAccount(
+  account: AdminAccount,
+  keepOwner?: Pick<AdminAccount, 'adminId' | 'organizationId'>,
+): Promise<AdminChange> {
+  const writes: TableWrite[] = [
+    {
+      Delete: {
+        TableName: tableName,
+        Key: adminAccountKey(account.adminId),
+        ConditionExpression: '#role = :role',
+        ExpressionAttributeNames: { '#role': 'role' },
+        ExpressionAttributeValues: { ':role': account.role },
+      },
+    },
+    { Delete: { TableName: tableName, Key: adminListingKey(account.organizationId, account.adminId) } },
+    ...(keepOwner ? [stillOwner(keepOwner)] : []),
+  ];
+  const change = changeOf(await writeTogether(writes), 2);
+  if (change !== 'changed') return change;
+  for (const passkey of account.passkeys) {
+    await dynamo.send(
+      new DeleteCommand({ TableName: tableName, Key: adminCredentialKey(passkey.credentialId) }),
+    );
+  }
+  return change;
 }

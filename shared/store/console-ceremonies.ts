@@ -1,7 +1,13 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ConsoleRole } from '#shared/domain/console-admin';
-import { challengeKey, inviteKey } from '#shared/store/console-keys';
-import { dynamo, isConditionalFailure, tableName } from '#shared/store/dynamo';
+import {
+  adminListingPartition,
+  challengeKey,
+  inviteKey,
+  inviteListingKey,
+  secretDigest,
+} from '#shared/store/console-keys';
+import { dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
 import type { ItemKey } from '#shared/store/keys';
 
 /** An invite as stored, under its token's digest: what the enrolled account will be. */
@@ -72,7 +78,43 @@ async function take(
   }
 }
 
-export const putInvite = (token: string, invite: StoredInvite) => putExpiring(inviteKey(token), invite);
+/**
+ * Stores an invite, and first its entry in its organization's list of pending invites (by the token's digest, which
+ * presents nothing): what it is for and who invited, for the owners' list. Both expire together.
+ */
+export async function putInvite(token: string, invite: StoredInvite): Promise<void> {
+  await putExpiring(inviteListingKey(invite.organizationId, secretDigest(token)), invite);
+  await putExpiring(inviteKey(token), invite);
+}
+
+/** A pending invite as its organization's list holds it. */
+export interface PendingInvite extends StoredInvite {
+  /** The token's SHA-256: an id for the list, which presents nothing. */
+  readonly id: string;
+}
+
+/** The unused, unexpired invites of an organization (null: the deployment's operator invites). */
+export async function listPendingInvites(
+  organizationId: string | null,
+  nowSeconds: number,
+): Promise<PendingInvite[]> {
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :invite)',
+    FilterExpression: 'expiresAt > :now',
+    ExpressionAttributeValues: {
+      ':pk': adminListingPartition(organizationId),
+      ':invite': 'INVITE#',
+      ':now': nowSeconds,
+    },
+  });
+  return items.map((item) => ({
+    id: String(item.sk).slice('INVITE#'.length),
+    organizationId: item.organizationId as string | null,
+    role: item.role as ConsoleRole,
+    invitedBy: item.invitedBy as string,
+    expiresAt: item.expiresAt as number,
+  }));
+}
 
 /** An invite while it is unused and unexpired. */
 export async function getInvite(token: string, nowSeconds: number): Promise<StoredInvite | undefined> {
@@ -85,7 +127,16 @@ export async function getInvite(token: string, nowSeconds: number): Promise<Stor
 
 /** Uses an invite up: what it was, or undefined when it was used, expired or never existed. */
 export async function consumeInvite(token: string, nowSeconds: number): Promise<StoredInvite | undefined> {
-  return (await take(inviteKey(token), nowSeconds)) as StoredInvite | undefined;
+  const invite = (await take(inviteKey(token), nowSeconds)) as StoredInvite | undefined;
+  if (invite) {
+    await dynamo.send(
+      new DeleteCommand({
+        TableName: tableName,
+        Key: inviteListingKey(invite.organizationId, secretDigest(token)),
+      }),
+    );
+  }
+  return invite;
 }
 
 export const putChallenge = (challenge: string, stored: StoredChallenge) =>

@@ -7,7 +7,9 @@ import type { ItemKey } from '#shared/store/keys';
  * whoever reads the table (a backup, a console with read access) finds nothing to present.
  *
  *   CONSOLE#ADMIN#<admin>          ADMIN        an admin account: organization, role, name, passkeys
+ *   CONSOLE#ADMIN#<admin>          SESSION#<h>  which sessions an admin has, so that a role change or removal ends them
  *   CONSOLE#ORG#<org>|OPERATOR      ADMIN#<admin>  which admins an organization (or the deployment) has
+ *   CONSOLE#ORG#<org>|OPERATOR      INVITE#<h>     which invites of it are pending (h: the token's SHA-256)
  *   CONSOLE#CRED#<h>               CRED         which admin a passkey is (h: the credential id's SHA-256)
  *   CONSOLE#INVITE#<h>             INVITE       an invite while it is unused (h: the token's SHA-256)
  *   CONSOLE#SESSION#<h>            SESSION      a session (h: the cookie's token's SHA-256)
@@ -32,6 +34,10 @@ export const adminListingKey = (organizationId: string | null, adminId: string):
   pk: adminListingPartition(organizationId),
   sk: `ADMIN#${adminId}`,
 });
+export const inviteListingKey = (organizationId: string | null, digest: string): ItemKey => ({
+  pk: adminListingPartition(organizationId),
+  sk: `INVITE#${digest}`,
+});
 export const adminCredentialKey = (credentialId: string): ItemKey => ({
   pk: `${prefix}CRED#${secretDigest(credentialId)}`,
   sk: 'CRED',
@@ -43,6 +49,15 @@ export const inviteKey = (token: string): ItemKey => ({
 export const sessionKey = (token: string): ItemKey => ({
   pk: `${prefix}SESSION#${secretDigest(token)}`,
   sk: 'SESSION',
+});
+/** A session's key from its token's digest, as an admin's list of sessions holds it. */
+export const sessionKeyOfDigest = (digest: string): ItemKey => ({
+  pk: `${prefix}SESSION#${digest}`,
+  sk: 'SESSION',
+});
+export const adminSessionKey = (adminId: string, digest: string): ItemKey => ({
+  pk: adminAccountKey(adminId).pk,
+  sk: `SESSION#${digest}`,
 });
 export const challengeKey = (challenge: string): ItemKey => ({
   pk: `${prefix}CHALLENGE#${secretDigest(challenge)}`,

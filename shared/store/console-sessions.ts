@@ -1,10 +1,29 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type ConsoleSession, sessionEndsAt } from '#shared/domain/console-session';
-import { sessionKey } from '#shared/store/console-keys';
-import { dynamo, isConditionalFailure, tableName } from '#shared/store/dynamo';
+import { type ConsoleSession, consoleAbsoluteSeconds, sessionEndsAt } from '#shared/domain/console-session';
+import {
+  adminAccountKey,
+  adminSessionKey,
+  secretDigest,
+  sessionKey,
+  sessionKeyOfDigest,
+} from '#shared/store/console-keys';
+import { dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
 
+/**
+ * Stores a new session, and first its entry in its admin's list of sessions, which is how a role change or a removal
+ * finds and ends it; the entry lives as long as the session can.
+ */
 export async function putSession(token: string, session: ConsoleSession): Promise<void> {
   const expiresAt = sessionEndsAt(session);
+  await dynamo.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...adminSessionKey(session.adminId, secretDigest(token)),
+        ttl: session.createdAt + consoleAbsoluteSeconds + 3600,
+      },
+    }),
+  );
   await dynamo.send(
     new PutCommand({
       TableName: tableName,
@@ -76,4 +95,22 @@ export async function confirmSession(token: string, nowSeconds: number): Promise
     if (isConditionalFailure(error)) return false;
     throw error;
   }
+}
+
+/**
+ * Ends every session of an admin (a role change or a removal): each one the admin's list names, and its entry. The
+ * sign-in checks the account again after storing its session, so one racing this is ended by one side or the other.
+ */
+export async function endAdminSessions(adminId: string): Promise<number> {
+  const entries = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :session)',
+    ExpressionAttributeValues: { ':pk': adminAccountKey(adminId).pk, ':session': 'SESSION#' },
+    ProjectionExpression: 'pk, sk',
+  });
+  for (const entry of entries) {
+    const digest = String(entry.sk).slice('SESSION#'.length);
+    await dynamo.send(new DeleteCommand({ TableName: tableName, Key: sessionKeyOfDigest(digest) }));
+    await dynamo.send(new DeleteCommand({ TableName: tableName, Key: adminSessionKey(adminId, digest) }));
+  }
+  return entries.length;
 }

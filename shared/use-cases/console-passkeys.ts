@@ -190,6 +190,7 @@ export async function verifyAdminAssertion(
       passkey.credentialId,
       passkey.counter,
       newCounter,
+      isoSeconds(now),
     ))
   ) {
     throw refused('The assertion was used before (its signature counter did not grow)');

@@ -15,6 +15,7 @@ import { addressFailuresKey, adminFailuresKey } from '#shared/store/console-keys
 import { deleteSession, getSession, putSession, touchSession } from '#shared/store/console-sessions';
 import type { ItemKey } from '#shared/store/keys';
 import { countAttempt, uncountAttempt } from '#shared/store/link-attempts';
+import { getAdminAccount } from '#shared/store/console-admins';
 import { claimedAdmin, verifyAdminAssertion } from '#shared/use-cases/console-passkeys';
 import { epochSeconds } from '#shared/time';
 
@@ -67,6 +68,12 @@ export async function signIn(
     confirmedAt: nowSeconds,
   };
   await putSession(token, session);
+  // A role change or removal meanwhile ends the sessions it finds; one stored after it looked is ended here.
+  const current = await getAdminAccount(account.adminId);
+  if (current?.role !== account.role) {
+    await deleteSession(token);
+    throw new ApiError('CON-006', 'This account changed while signing in; sign in again');
+  }
   return { token, session, account };
 }
 

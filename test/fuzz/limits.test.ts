@@ -1706,11 +1706,13 @@ describe('the console’s bodies', () => {
     ]);
     const withBody = consoleEndpoints.filter((endpoint) => endpoint.schema !== undefined);
     expect(withBody.map((endpoint) => `${endpoint.method} ${endpoint.path}`).sort()).toEqual([
+      'PATCH /admins/{id}',
       'PATCH /directories/{id}',
       'PATCH /directories/{id}/keys/{kid}',
       'PATCH /organizations/{id}/keys/{kid}',
       'PATCH /services/{id}',
       'PATCH /services/{id}/keys/{kid}',
+      'POST /admins/invites',
       'POST /confirmation',
       'POST /directories',
       'POST /directories/{id}/keys',

@@ -1,0 +1,202 @@
+import * as v from 'valibot';
+import {
+  type AdminAccount,
+  type ConsoleRole,
+  consoleActor,
+  roleFitsOrganization,
+} from '#shared/domain/console-admin';
+import { sameOrganization } from '#shared/domain/console-permissions';
+import type { ConsoleSession } from '#shared/domain/console-session';
+import { linkedDevices } from '#shared/domain/user';
+import { clip, idEchoLength } from '#shared/echo';
+import { ApiError, invalidArgument } from '#shared/errors';
+import { uuid } from '#shared/http/schemas/common';
+import {
+  type AdminChange,
+  changeAdminRole,
+  getAdminAccount,
+  listAdminAccounts,
+  removeAdminAccount,
+} from '#shared/store/console-admins';
+import { getConsoleApprovals } from '#shared/store/console-approvals';
+import { listPendingInvites } from '#shared/store/console-ceremonies';
+import { endAdminSessions } from '#shared/store/console-sessions';
+import { getOrganization } from '#shared/store/organizations';
+import { getUser } from '#shared/store/users';
+import { epochSeconds } from '#shared/time';
+import { type ConsoleInvite, createConsoleInvite } from '#shared/use-cases/console-invites';
+
+/** Attempts of a change that a concurrent change of the same admin (or of the owner it relies on) keeps spoiling. */
+const changeAttempts = 3;
+
+const noOrganization = () => new ApiError('CON-004', 'No such organization');
+const noAdmin = (adminId: string) => new ApiError('CON-004', `No admin ${clip(adminId, idEchoLength)}`);
+const lastOwner = () =>
+  new ApiError(
+    'CON-009',
+    'This is the organization’s last owner: invite another owner before changing this one’s role or removing them',
+  );
+
+/**
+ * Whose admins a request is about: an organization's admin, their own organization's (another one named is CON-004,
+ * as one that does not exist); the operator, the organization named, or the deployment's operators when none is.
+ */
+async function adminsOf(session: ConsoleSession, named: string | undefined): Promise<string | null> {
+  if (session.role !== 'operator') {
+    if (named !== undefined && named !== session.organizationId) throw noOrganization();
+    return session.organizationId;
+  }
+  if (named === undefined) return null;
+  if (!(await getOrganization(named))) throw noOrganization();
+  return named;
+}
+
+/** Which of these admins have a web authenticator linked to approve their sign-ins, in the console directory. */
+async function authenticatorsLinked(adminIds: readonly string[]): Promise<ReadonlySet<string>> {
+  const setup = await getConsoleApprovals();
+  if (!setup?.ready) return new Set();
+  const linked = await Promise.all(
+    adminIds.map(async (adminId) => {
+      const user = await getUser({ directoryId: setup.directoryId, identifier: adminId });
+      return user && linkedDevices(user).length > 0 ? adminId : undefined;
+    }),
+  );
+  return new Set(linked.filter((adminId) => adminId !== undefined));
+}
+
+/**
+ * GET /console/api/admins: an organization's admins (name, role, enrolled and last signed in, whether an authenticator
+ * is linked) and its pending invites (role, expiry, who invited). No token of an invite is ever shown again.
+ */
+export async function consoleAdmins(session: ConsoleSession, named: string | undefined, now: Date) {
+  const organizationId = await adminsOf(session, named);
+  const [accounts, invites] = await Promise.all([
+    listAdminAccounts(organizationId),
+    listPendingInvites(organizationId, epochSeconds(now)),
+  ]);
+  const linked = await authenticatorsLinked(accounts.map((account) => account.adminId));
+  return {
+    organization_id: organizationId,
+    admins: accounts
+      .sort((a, b) => a.name.localeCompare(b.name) || a.adminId.localeCompare(b.adminId))
+      .map((account) => ({
+        id: account.adminId,
+        name: account.name,
+        role: account.role,
+        enrolled_at: account.createdAt,
+        last_sign_in_at: account.lastSignInAt ?? null,
+        authenticator_linked: linked.has(account.adminId),
+      })),
+    invites: invites
+      .sort((a, b) => a.expiresAt - b.expiresAt)
+      .map((invite) => ({
+        id: invite.id,
+        role: invite.role,
+        expires_at: new Date(invite.expiresAt * 1000).toISOString(),
+        invited_by: invite.invitedBy,
+      })),
+  };
+}
+
+/**
+ * POST /console/api/admins/invites: an owner invites an owner, admin, helpdesk or auditor of their own organization;
+ * only the operator invites an operator (or anyone, into the organization they name). Through the same use case as
+ * the admin CLI's invite, the URL shown once.
+ */
+export async function inviteAdmin(
+  session: ConsoleSession,
+  input: { readonly role: ConsoleRole; readonly organizationId?: string | undefined },
+  baseUrl: string,
+  now: Date,
+): Promise<ConsoleInvite & { readonly organizationId: string | null }> {
+  if (input.role === 'operator' && session.role !== 'operator')
+    throw new ApiError('CON-003', 'Only the operator invites an operator');
+  if (input.role === 'operator' && input.organizationId !== undefined)
+    throw invalidArgument('organization_id: the operator belongs to no organization');
+  const organizationId = input.role === 'operator' ? null : await adminsOf(session, input.organizationId);
+  if (organizationId === null && input.role !== 'operator')
+    throw invalidArgument('organization_id: name the organization the admin will belong to');
+  const invite = await createConsoleInvite(
+    { organizationId, role: input.role, invitedBy: consoleActor(session.adminId), baseUrl },
+    now,
+  );
+  return { ...invite, organizationId };
+}
+
+/** The admin an id names, if the session may manage them: another organization's is CON-004, as an unknown one. */
+async function manageableAdmin(session: ConsoleSession, adminId: string): Promise<AdminAccount> {
+  const account = v.is(uuid, adminId) ? await getAdminAccount(adminId) : undefined;
+  if (!account) throw noAdmin(adminId);
+  const mine =
+    account.organizationId === null
+      ? session.role === 'operator'
+      : sameOrganization(session, account.organizationId);
+  if (!mine) throw noAdmin(adminId);
+  return account;
+}
+
+/**
+ * The organization's other owner that a change of `account` relies on, when `account` is an owner about to be one no
+ * more; none is CON-009. The change's transaction then holds only while that one is still an owner.
+ */
+async function keptOwner(account: AdminAccount): Promise<AdminAccount | undefined> {
+  if (account.role !== 'owner') return undefined;
+  const other = (await listAdminAccounts(account.organizationId)).find(
+    (each) => each.role === 'owner' && each.adminId !== account.adminId,
+  );
+  if (!other) throw lastOwner();
+  return other;
+}
+
+/**
+ * Applies a change to an admin as read now, again when the admin (or the owner it relied on) changed meanwhile, then
+ * ends the admin's sessions: they sign in again, as what they now are.
+ */
+async function changeAdmin(
+  session: ConsoleSession,
+  adminId: string,
+  change: (account: AdminAccount) => Promise<AdminChange | 'unchanged'>,
+): Promise<{ account: AdminAccount; changed: boolean }> {
+  for (let attempt = 1; attempt <= changeAttempts; attempt++) {
+    const account = await manageableAdmin(session, adminId);
+    const outcome = await change(account);
+    if (outcome === 'unchanged') return { account, changed: false };
+    if (outcome === 'changed') {
+      await endAdminSessions(account.adminId);
+      return { account, changed: true };
+    }
+  }
+  throw new ApiError(
+    'CON-009',
+    'The organization’s owners are changing at this moment; reload and try again',
+  );
+}
+
+/**
+ * PATCH /console/api/admins/{id}: gives an admin another role of their organization (operator stays operator). The
+ * organization's last owner keeps the role (CON-009). The admin's sessions end.
+ */
+export function changeAdminRoleFor(session: ConsoleSession, adminId: string, role: ConsoleRole) {
+  return changeAdmin(session, adminId, async (account) => {
+    if (!roleFitsOrganization(role, account.organizationId)) {
+      throw invalidArgument(
+        role === 'operator'
+          ? 'role: the operator belongs to no organization'
+          : 'role: an operator stays operator',
+      );
+    }
+    if (role === account.role) return 'unchanged';
+    const keep = role === 'owner' ? undefined : await keptOwner(account);
+    return changeAdminRole(account, role, keep);
+  });
+}
+
+/**
+ * DELETE /console/api/admins/{id}: removes an admin: the account and its listing, its passkeys' index (they sign
+ * nobody in), its sessions. The organization's last owner stays (CON-009).
+ */
+export function removeAdmin(session: ConsoleSession, adminId: string) {
+  return changeAdmin(session, adminId, async (account) =>
+    removeAdminAccount(account, await keptOwner(account)),
+  );
+}
