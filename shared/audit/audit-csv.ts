@@ -9,6 +9,7 @@ export const auditCsvColumns: readonly (keyof AuditRecord)[] = [
   'actor_type',
   'actor_id',
   'admin_role',
+  'admin_name',
   'session_id',
   'kid',
   'subject',

@@ -33,6 +33,8 @@ export interface AuditRecord {
   readonly auth_event?: AuthRequestEvent;
   /** A console action's: the admin's role when they acted (`actor_id` is `console:<admin>`). */
   readonly admin_role?: string;
+  /** A console action's: the admin's name when they acted, so the trail reads who without another lookup. */
+  readonly admin_name?: string;
   /** A console action's: the session it was made in (a short id, never the session's token). */
   readonly session_id?: string;
 }

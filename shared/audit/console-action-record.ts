@@ -10,7 +10,7 @@ export const deploymentAuditPartition = 'deployment';
 
 /** A console admin's action, as the audit trail records it. */
 export interface ConsoleAction {
-  readonly admin: Pick<AdminAccount, 'adminId' | 'role' | 'organizationId'>;
+  readonly admin: Pick<AdminAccount, 'adminId' | 'role' | 'organizationId'> & { readonly name?: string };
   /** The session's short id; absent before there is one (an enrolment, a refused sign-in). */
   readonly sessionId?: string;
   /** `POST /console/api/sign-in`, `admin console invite --role owner`. */
@@ -40,6 +40,7 @@ export function recordConsoleAction(action: ConsoleAction, now: Date): Promise<v
     actor_type: 'console',
     actor_id: consoleActor(action.admin.adminId),
     admin_role: action.admin.role,
+    ...(action.admin.name ? { admin_name: action.admin.name } : {}),
     ...(action.sessionId ? { session_id: action.sessionId } : {}),
     operation: action.operation,
     ...(action.directoryId ? { directory_id: action.directoryId } : {}),

@@ -51,7 +51,7 @@ export interface ConsoleReply {
   readonly cookies?: readonly string[];
   /** For an endpoint that acts before there is a session (an enrolment, a sign-in): the admin it acted for. */
   readonly actor?: {
-    readonly admin: Pick<AdminAccount, 'adminId' | 'role' | 'organizationId'>;
+    readonly admin: Pick<AdminAccount, 'adminId' | 'role' | 'organizationId' | 'name'>;
     readonly sessionId?: string;
   };
   readonly targetId?: string;

@@ -1,8 +1,17 @@
+import { auditSection } from './audit.ts';
 import { directoriesSection } from './directories.ts';
+import { healthSection } from './health.ts';
 import { keysSection } from './keys.ts';
 import type { Section } from './section.ts';
 import { servicesSection } from './services.ts';
 import { usersSection } from './users.ts';
 
 /** The signed-in console's sections, in the navigation's order; the first the role may see is the home. */
-export const sections: readonly Section[] = [directoriesSection, servicesSection, keysSection, usersSection];
+export const sections: readonly Section[] = [
+  directoriesSection,
+  servicesSection,
+  keysSection,
+  usersSection,
+  auditSection,
+  healthSection,
+];

@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from './axe.ts';
+import { click, shows } from './page-scene.ts';
+import { type ConsoleScene, startConsoleScene } from './console-scene.ts';
+import { screenshot } from '#test/support/browser';
+import { consoleClient } from '#test/integration/console/console-client';
+
+/**
+ * The console's audit trail and health sections (docs/console.md#pages) in a real Chromium: an owner's change shown
+ * with the owner's name, a filter by operation kept in the address, the CSV export, and the push deliveries drawn as
+ * SVG beside their table; each under WCAG 2.2 AA in light and dark, and under the strict CSP.
+ */
+
+let scene: ConsoleScene;
+let organizationId: string;
+
+beforeAll(async () => {
+  scene = await startConsoleScene();
+  organizationId = (await scene.store.organization('Audited')).organization.id;
+}, 120_000);
+afterAll(() => scene?.close());
+
+describe('the audit trail and health sections', () => {
+  it('shows a change with the admin’s name, narrows by operation, exports CSV, and draws the pushes', async () => {
+    const { page, problems, cspViolations } = await scene.signedInPage('owner', organizationId, 'Olga Owner');
+    // The owner makes a directory through the console's API, as the page does (its CSRF token from the session).
+    const created = await page.evaluate(async () => {
+      const session = (await (await fetch('api/session')).json()) as { csrf_token: string };
+      const response = await fetch('api/directories', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrf_token },
+        body: JSON.stringify({ name: 'Made by Olga' }),
+      });
+      return ((await response.json()) as { id: string }).id;
+    });
+    // Another admin of the organization changes it: a second operation in the trail, by someone else.
+    const client = await consoleClient(scene.runtime);
+    const admin = await client.signedIn('admin', organizationId);
+    const changed = await client.call('PATCH', `/directories/${created}`, {
+      session: admin,
+      body: { webhook_url: 'https://hooks.example.com/olga' },
+    });
+    expect(changed.status).toBe(200);
+
+    await page.evaluate(() => {
+      location.hash = '#audit';
+    });
+    await shows(page, 'Olga Owner', problems);
+    const rows = () =>
+      page.$$eval('table.audit tbody tr', (each) => each.map((row) => (row as HTMLElement).innerText));
+    const all = await rows();
+    expect(
+      all.some((row) => row.includes('Olga Owner') && row.includes('POST /console/api/directories')),
+    ).toBe(true);
+    expect(all.some((row) => row.includes('admin of the test') && row.includes('PATCH'))).toBe(true);
+    await expectAccessible(page, 'audit trail');
+    await screenshot(page, 'console-audit');
+
+    // A filter by operation narrows the records, and lives in the address (a reload keeps it).
+    await page.locator('::-p-aria(Operation)').fill('PATCH /console/api/directories/{id}');
+    await click(page, 'Apply filters');
+    await page.waitForFunction(() => location.hash.includes('operation='));
+    await shows(page, '1 record shown', problems);
+    await page.reload({ waitUntil: 'load' });
+    await shows(page, '1 record shown', problems);
+    const narrowed = await rows();
+    expect(narrowed).toHaveLength(1);
+    expect(narrowed[0]).toContain('admin of the test');
+    expect(narrowed[0]).toContain(created);
+
+    // The CSV export link downloads the same records, with a header row, as an attachment.
+    const href = await page.$eval('a.export', (link) => link.href);
+    expect(href).toContain('format=csv');
+    const exported = await page.evaluate(async (url) => {
+      const response = await fetch(url);
+      return {
+        status: response.status,
+        disposition: response.headers.get('content-disposition'),
+        text: await response.text(),
+      };
+    }, href);
+    expect(exported.status).toBe(200);
+    expect(exported.disposition).toMatch(/^attachment; filename="audit-.*\.csv"$/);
+    const lines = exported.text.trim().split('\r\n');
+    expect(lines[0]).toContain('"admin_name"');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain('PATCH /console/api/directories/{id}');
+
+    // Health: pushes recorded for the organization, drawn as bars, with the same figures in a table.
+    const { recordPushHealth } = await import('#shared/store/health-metrics');
+    const now = new Date();
+    await recordPushHealth(organizationId, 'webpush', 'sent', 120, now);
+    await recordPushHealth(organizationId, 'webpush', 'sent', 80, now);
+    await recordPushHealth(organizationId, 'webpush', 'failed', undefined, now);
+    await page.evaluate(() => {
+      location.hash = '#health/?hours=6';
+    });
+    await shows(page, 'Push deliveries by provider, last 6 hours', problems);
+    const webPush = await page.$eval('#health-totals tbody tr', (row) =>
+      [...row.children].map((cell) => (cell as HTMLElement).innerText),
+    );
+    expect(webPush).toEqual(['Web push', '2', '1', '0', '≤ 200 ms']);
+    const chart = await page.$eval('svg.chart', (svg) => ({
+      role: svg.getAttribute('role'),
+      label: svg.getAttribute('aria-label'),
+      describedBy: document.getElementById(svg.getAttribute('aria-describedby') ?? '')?.tagName,
+      bars: svg.querySelectorAll('rect').length,
+    }));
+    expect(chart).toEqual({
+      role: 'img',
+      label: expect.stringContaining('the table after it holds the figures'),
+      describedBy: 'TABLE',
+      bars: 2,
+    });
+    await expectAccessible(page, 'health');
+    await screenshot(page, 'console-health');
+
+    expect(problems).toEqual([]);
+    expect(cspViolations).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,205 @@
+import { h } from '../authenticator/dom.ts';
+import { call, type SessionView } from './api.ts';
+import { addressQuery, goWithQuery, organizationInput } from './address-query.ts';
+import { type Bar, type BarSeries, stackedBars } from './chart.ts';
+import type { Screen } from './screen.ts';
+import { refused, type Section } from './section.ts';
+
+/** A provider's figures as GET /console/api/health answers them (docs/console.md#health). */
+interface PushFigures {
+  readonly sent: number;
+  readonly failed: number;
+  readonly gone: number;
+  readonly p95_ms: number | null;
+}
+
+const providers = ['webpush', 'apns', 'fcm'] as const;
+type Provider = (typeof providers)[number];
+
+interface Health {
+  readonly organization_id: string | null;
+  readonly from: string;
+  readonly to: string;
+  readonly bucket_seconds: number;
+  readonly complete: boolean;
+  readonly totals: { readonly pushes: Readonly<Record<Provider, PushFigures>> };
+  readonly buckets: readonly {
+    readonly start: string;
+    readonly pushes: Readonly<Record<Provider, PushFigures>>;
+  }[];
+}
+
+const providerNames: Readonly<Record<Provider, string>> = {
+  webpush: 'Web push',
+  apns: 'Apple (APNs)',
+  fcm: 'Firebase (FCM)',
+};
+const hourChoices = ['1', '6', '24', '168'];
+const hourNames: Readonly<Record<string, string>> = {
+  '1': 'Last hour',
+  '6': 'Last 6 hours',
+  '24': 'Last 24 hours',
+  '168': 'Last week',
+};
+const series: readonly BarSeries[] = [
+  { className: 'bar-sent', label: 'Sent' },
+  { className: 'bar-failed', label: 'Failed' },
+  { className: 'bar-gone', label: 'Gone' },
+];
+
+/** Push deliveries by provider over time: a chart per provider, and the same figures in tables. */
+export const healthSection: Section = {
+  id: 'health',
+  title: 'Health',
+  needs: 'read',
+  render: (screen, session) => renderHealth(screen, session),
+};
+
+const milliseconds = (ms: number | null) => (ms === null ? '—' : `≤ ${ms.toLocaleString()} ms`);
+
+function renderHealth(screen: Screen, session: SessionView): void {
+  const address = addressQuery();
+  const hours = hourChoices.includes(address.get('hours') ?? '') ? (address.get('hours') as string) : '24';
+  const organizationId = address.get('organization_id') ?? '';
+  const operator = session.organization_id === null;
+
+  const select = h(
+    'select',
+    { id: 'health-hours', name: 'hours' },
+    ...hourChoices.map((each) => h('option', { value: each, selected: each === hours }, hourNames[each])),
+  );
+  const form = h(
+    'form',
+    { class: 'filters', 'aria-label': 'Range' },
+    operator ? organizationInput('health-organization_id', organizationId) : undefined,
+    h('div', { class: 'field' }, h('label', { for: select.id }, 'Range'), select),
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Show')),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const values: Record<string, string> = {};
+    for (const [name, value] of new FormData(form))
+      if (typeof value === 'string') values[name] = value.trim();
+    goWithQuery('health', values);
+  });
+  const shown = h('div', { class: 'health', 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Reading…'));
+  screen.body.append(form, shown);
+
+  const query = new URLSearchParams({
+    hours,
+    ...(organizationId ? { organization_id: organizationId } : {}),
+  });
+  call<Health>('GET', `health?${query}`).then(
+    (health) => {
+      if (screen.current()) shown.replaceChildren(...healthFigures(health, hourNames[hours] ?? ''));
+    },
+    (error: unknown) => {
+      shown.replaceChildren();
+      refused(screen, error);
+    },
+  );
+}
+
+function healthFigures(health: Health, range: string): Node[] {
+  const from = Date.parse(health.from);
+  const slots = Math.max(1, Math.round((Date.parse(health.to) - from) / (health.bucket_seconds * 1000)));
+  const legend = h(
+    'ul',
+    { class: 'legend', 'aria-hidden': 'true' },
+    ...series.map((each) => h('li', {}, h('span', { class: `swatch ${each.className}` }), each.label)),
+  );
+  const totals = h(
+    'table',
+    { class: 'figures', id: 'health-totals' },
+    h('caption', {}, `Push deliveries by provider, ${range.toLowerCase()}`),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ...['Provider', 'Sent', 'Failed', 'Gone', 'p95 to the provider'].map((name) =>
+          h('th', { scope: 'col' }, name),
+        ),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      ...providers.map((provider) => {
+        const figures = health.totals.pushes[provider];
+        return h(
+          'tr',
+          {},
+          h('th', { scope: 'row' }, providerNames[provider]),
+          h('td', {}, String(figures.sent)),
+          h('td', {}, String(figures.failed)),
+          h('td', {}, String(figures.gone)),
+          h('td', {}, milliseconds(figures.p95_ms)),
+        );
+      }),
+    ),
+  );
+  const charts = providers.map((provider) => {
+    const bars: Bar[] = health.buckets.map((bucket) => ({
+      slot: Math.floor((Date.parse(bucket.start) - from) / (health.bucket_seconds * 1000)),
+      values: [bucket.pushes[provider].sent, bucket.pushes[provider].failed, bucket.pushes[provider].gone],
+    }));
+    const titled = `Push deliveries to ${providerNames[provider]} per ${health.bucket_seconds / 60} minutes`;
+    return h(
+      'figure',
+      { class: 'chart-figure' },
+      h('figcaption', {}, titled),
+      stackedBars(titled, series, bars, slots, `health-buckets-${provider}`),
+    );
+  });
+  const perBucket = providers.map((provider) => {
+    const rows = health.buckets.filter((bucket) => {
+      const figures = bucket.pushes[provider];
+      return figures.sent + figures.failed + figures.gone > 0;
+    });
+    return h(
+      'table',
+      { class: 'figures', id: `health-buckets-${provider}` },
+      h('caption', {}, `${providerNames[provider]}, per ${health.bucket_seconds / 60} minutes`),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...['From', 'Sent', 'Failed', 'Gone', 'p95 to the provider'].map((name) =>
+            h('th', { scope: 'col' }, name),
+          ),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...(rows.length
+          ? rows.map((bucket) => {
+              const figures = bucket.pushes[provider];
+              return h(
+                'tr',
+                {},
+                h('th', { scope: 'row' }, new Date(bucket.start).toLocaleString()),
+                h('td', {}, String(figures.sent)),
+                h('td', {}, String(figures.failed)),
+                h('td', {}, String(figures.gone)),
+                h('td', {}, milliseconds(figures.p95_ms)),
+              );
+            })
+          : [h('tr', {}, h('td', { colspan: 5 }, 'No pushes in this range.'))]),
+      ),
+    );
+  });
+  const parts: (Node | undefined)[] = [
+    h('h2', {}, 'Push deliveries'),
+    health.complete ? undefined : h('p', { class: 'notice info' }, 'The range was read only in part.'),
+    totals,
+    legend,
+    h('div', { class: 'charts' }, ...charts),
+    h('details', {}, h('summary', {}, 'Figures per bucket'), ...perBucket),
+  ];
+  return parts.filter((each): each is Node => each !== undefined);
+}
