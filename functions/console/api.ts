@@ -18,6 +18,7 @@ import { ApiError } from '#shared/errors';
 import { consoleActions, mayPerform } from '#shared/domain/console-permissions';
 import { approvalEndpoints } from '#functions/console/approval-endpoints';
 import { healthEndpoints } from '#functions/console/health-endpoints';
+import { deadLetterEndpoints } from '#functions/console/dead-letter-endpoints';
 import { consoleDirectories, consoleDirectory } from '#shared/use-cases/console-directories';
 import { enrol, enrolmentOptions, signInOptions } from '#shared/use-cases/console-passkeys';
 import { signIn, signOut } from '#shared/use-cases/console-sessions';
@@ -135,6 +136,7 @@ export const consoleEndpoints: readonly ConsoleEndpoint[] = [
   ...userEndpoints,
   ...approvalEndpoints,
   ...healthEndpoints,
+  ...deadLetterEndpoints,
 ];
 
 /** Who is signed in, as the console's pages show it, with the CSRF token they send back on every change. */

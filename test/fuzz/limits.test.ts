@@ -1711,6 +1711,7 @@ describe('the console’s bodies', () => {
       'PATCH /organizations/{id}/keys/{kid}',
       'PATCH /services/{id}',
       'PATCH /services/{id}/keys/{kid}',
+      'POST /dead-letters/{queue}/redrive',
       'POST /directories',
       'POST /directories/{id}/keys',
       'POST /directories/{id}/services',
