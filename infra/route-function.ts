@@ -88,7 +88,13 @@ export class RouteFunction extends ServiceFunction {
         ...(access.vapidKeys
           ? { VAPID_KEYS_SECRET_ID: resources.keyCustody.secrets.vapidKeys.secretArn }
           : {}),
-        ...(access.webhookQueue || access.webhookDelivery
+        ...(access.deadLetters
+          ? {
+              WEBHOOK_DLQ_URL: resources.webhookDeadLetterQueue.queueUrl,
+              PUSH_DLQ_URL: resources.pushDeadLetterQueue.queueUrl,
+            }
+          : {}),
+        ...(access.webhookQueue || access.webhookDelivery || access.deadLetters
           ? { WEBHOOK_QUEUE_URL: resources.webhookQueue.queueUrl }
           : {}),
         ...(access.webhookDelivery
@@ -97,7 +103,9 @@ export class RouteFunction extends ServiceFunction {
               ...resources.webhookDeliveryEnvironment,
             }
           : {}),
-        ...(access.pushQueue || access.pushDelivery ? { PUSH_QUEUE_URL: resources.pushQueue.queueUrl } : {}),
+        ...(access.pushQueue || access.pushDelivery || access.deadLetters
+          ? { PUSH_QUEUE_URL: resources.pushQueue.queueUrl }
+          : {}),
         ...(access.pushDelivery
           ? { PUSH_DLQ_URL: resources.pushDeadLetterQueue.queueUrl, ...resources.pushDeliveryEnvironment }
           : {}),
@@ -184,6 +192,7 @@ function accessName(access: Access): string {
     ...(access.webhookDelivery ? ['WebhookDelivery'] : []),
     ...(access.pushQueue ? ['PushQueue'] : []),
     ...(access.pushDelivery ? ['PushDelivery'] : []),
+    ...(access.deadLetters ? ['DeadLetters'] : []),
   ];
   return words.length ? words.join('') : 'Logs';
 }
@@ -221,4 +230,11 @@ export function grantAccess(role: FunctionRole, access: Access, resources: Route
   if (access.webhookDelivery) resources.webhookDeadLetterQueue.grantSendMessages(role);
   if (access.pushQueue || access.pushDelivery) resources.pushQueue.grantSendMessages(role);
   if (access.pushDelivery) resources.pushDeadLetterQueue.grantSendMessages(role);
+  if (access.deadLetters) {
+    // Reads the dead letters, hides them again and deletes the redriven: on the two DLQs only, after each is resent.
+    resources.webhookDeadLetterQueue.grantConsumeMessages(role);
+    resources.pushDeadLetterQueue.grantConsumeMessages(role);
+    resources.webhookQueue.grantSendMessages(role);
+    resources.pushQueue.grantSendMessages(role);
+  }
 }

@@ -32,6 +32,11 @@ export interface Access {
   readonly pushQueue?: boolean;
   /** Delivers pushes: puts retries back on the push queue and moves dead messages to its DLQ. */
   readonly pushDelivery?: boolean;
+  /**
+   * Lists and redrives both queues' dead letters (the operator's, in the console): receives, hides again and deletes
+   * on the two dead-letter queues, and sends to the two queues.
+   */
+  readonly deadLetters?: boolean;
   /** Verifies passkeys: carries the WebAuthn library as a file of its own beside its bundle, loaded on first use. */
   readonly webAuthn?: boolean;
   /**
@@ -397,6 +402,8 @@ export const consoleRoute: ProxyRoute = {
     apiKeys: true,
     ...hashes,
     ...pushes,
+    // The operator's dead letters of both queues (docs/console.md#dead-letters): listed and redriven as the CLI does.
+    deadLetters: true,
   },
 };
 

@@ -20,6 +20,7 @@ import { adminEndpoints } from '#functions/console/admin-endpoints';
 import { approvalEndpoints } from '#functions/console/approval-endpoints';
 import { confirmationEndpoints } from '#functions/console/confirmation-endpoints';
 import { healthEndpoints } from '#functions/console/health-endpoints';
+import { deadLetterEndpoints } from '#functions/console/dead-letter-endpoints';
 import { consoleDirectories, consoleDirectory } from '#shared/use-cases/console-directories';
 import { enrol, enrolmentOptions, signInOptions } from '#shared/use-cases/console-passkeys';
 import { signIn, signOut } from '#shared/use-cases/console-sessions';
@@ -139,6 +140,7 @@ export const consoleEndpoints: readonly ConsoleEndpoint[] = [
   ...confirmationEndpoints,
   ...healthEndpoints,
   ...adminEndpoints,
+  ...deadLetterEndpoints,
 ];
 
 /** Who is signed in, as the console's pages show it, with the CSRF token they send back on every change. */

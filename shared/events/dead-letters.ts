@@ -91,10 +91,11 @@ export async function redriveDeadLetters(
   urls: WebhookQueueUrls,
   messageIds?: ReadonlySet<string>,
   codec: QueuedMessageCodec = webhookMessages,
+  max = 10_000,
 ): Promise<DeadLetter[]> {
   const moved: DeadLetter[] = [];
   const skipped: Message[] = [];
-  await receiveAll(client, urls.deadLetterQueueUrl, 10_000, async (message) => {
+  await receiveAll(client, urls.deadLetterQueueUrl, max, async (message) => {
     if (messageIds && !messageIds.has(message.MessageId ?? '')) {
       skipped.push(message);
       return;

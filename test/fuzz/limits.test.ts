@@ -1714,6 +1714,7 @@ describe('the console’s bodies', () => {
       'PATCH /services/{id}/keys/{kid}',
       'POST /admins/invites',
       'POST /confirmation',
+      'POST /dead-letters/{queue}/redrive',
       'POST /directories',
       'POST /directories/{id}/keys',
       'POST /directories/{id}/services',
