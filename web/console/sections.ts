@@ -1,3 +1,4 @@
+import { adminsSection } from './admins.ts';
 import { directoriesSection } from './directories.ts';
 import { keysSection } from './keys.ts';
 import type { Section } from './section.ts';
@@ -5,4 +6,10 @@ import { servicesSection } from './services.ts';
 import { usersSection } from './users.ts';
 
 /** The signed-in console's sections, in the navigation's order; the first the role may see is the home. */
-export const sections: readonly Section[] = [directoriesSection, servicesSection, keysSection, usersSection];
+export const sections: readonly Section[] = [
+  directoriesSection,
+  servicesSection,
+  keysSection,
+  usersSection,
+  adminsSection,
+];
