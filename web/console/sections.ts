@@ -1,3 +1,4 @@
+import { adminsSection } from './admins.ts';
 import { auditSection } from './audit.ts';
 import { directoriesSection } from './directories.ts';
 import { healthSection } from './health.ts';
@@ -12,6 +13,7 @@ export const sections: readonly Section[] = [
   servicesSection,
   keysSection,
   usersSection,
+  adminsSection,
   auditSection,
   healthSection,
 ];

@@ -30,6 +30,8 @@ export function problem(error: unknown, during: 'enrolment' | 'sign-in' | 'other
       return 'There is nothing with that id in your organization.';
     case 'CON-010':
       return 'This change needs your passkey again, and it was not given. Nothing was changed.';
+    case 'CON-009':
+      return 'The organization would be left without an owner: make someone else an owner first.';
     case 'CON-005':
       return 'Approve this sign-in on your web authenticator before you act.';
     case 'HTTP-429':

@@ -1,0 +1,236 @@
+import { h, notice } from '../authenticator/dom.ts';
+import { call, type SessionView } from './api.ts';
+import type { Screen } from './screen.ts';
+import { refused, type Section } from './section.ts';
+import { roleNames } from './words.ts';
+
+/** An admin as GET /console/api/admins lists it. */
+interface Admin {
+  readonly id: string;
+  readonly name: string;
+  readonly role: string;
+  readonly enrolled_at: string;
+  readonly last_sign_in_at: string | null;
+  readonly authenticator_linked: boolean;
+}
+
+/** A pending invite (never its token). */
+interface Invite {
+  readonly id: string;
+  readonly role: string;
+  readonly expires_at: string;
+  readonly invited_by: string;
+}
+
+interface Admins {
+  readonly organization_id: string | null;
+  readonly admins: readonly Admin[];
+  readonly invites: readonly Invite[];
+}
+
+/** The roles an owner gives in their organization (only the operator makes operators). */
+const roles = ['owner', 'admin', 'helpdesk', 'auditor'] as const;
+
+/**
+ * Admin management (docs/console.md#admin-management): the organization's admins and pending invites, an invite by
+ * role (its address shown once), a role change and a removal, each after a confirmation naming the person.
+ */
+export const adminsSection: Section = {
+  id: 'admins',
+  title: 'Admins',
+  needs: 'admin-management',
+  render: (screen, session) => renderAdmins(screen, session),
+};
+
+function when(iso: string | null): HTMLElement | string {
+  if (!iso) return 'Never';
+  const date = new Date(iso);
+  return h(
+    'time',
+    { datetime: iso },
+    Number.isNaN(date.getTime())
+      ? iso
+      : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }),
+  );
+}
+
+const roleName = (role: string) => roleNames[role] ?? role;
+
+function renderAdmins(screen: Screen, session: SessionView): void {
+  // The invite's address and the question before a change stay while the list is read again.
+  const invited = h('div', { class: 'admin-invited' });
+  const confirmation = h('div', { class: 'admin-confirmation' });
+  const list = h('div', { class: 'admins', 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Reading…'));
+
+  const read = async (): Promise<void> => {
+    try {
+      const answer = await call<Admins>('GET', 'admins');
+      if (screen.current()) showList(answer);
+    } catch (error) {
+      refused(screen, error);
+    }
+  };
+
+  /** Does `act` once the person confirms, says how it went, and reads the list again. */
+  const confirmThen = (question: string, label: string, done: string, act: () => Promise<unknown>) => {
+    const yes = h('button', { type: 'button', class: 'danger' }, label);
+    const no = h('button', { type: 'button' }, 'Cancel');
+    const asked = h('p', { tabindex: -1 }, question);
+    no.addEventListener('click', () => confirmation.replaceChildren());
+    yes.addEventListener('click', () => {
+      yes.disabled = true;
+      no.disabled = true;
+      screen.notes.replaceChildren();
+      act().then(
+        async () => {
+          if (!screen.current()) return;
+          confirmation.replaceChildren();
+          screen.notes.replaceChildren(notice(done, 'success'));
+          await read();
+        },
+        (error: unknown) => {
+          confirmation.replaceChildren();
+          refused(screen, error);
+        },
+      );
+    });
+    confirmation.replaceChildren(
+      h(
+        'div',
+        { class: 'panel confirm', role: 'group', 'aria-label': 'Confirm' },
+        asked,
+        h('div', { class: 'actions' }, yes, no),
+      ),
+    );
+    asked.focus();
+  };
+
+  const adminRow = (admin: Admin): HTMLElement => {
+    const select = h(
+      'select',
+      { id: `role-${admin.id}`, 'aria-label': `New role for ${admin.name}` },
+      ...roles.map((role) => h('option', { value: role, selected: role === admin.role }, roleName(role))),
+    );
+    const change = h('button', { type: 'button' }, 'Change role');
+    change.addEventListener('click', () => {
+      const role = select.value;
+      const self = admin.id === session.admin_id ? ' You are signed out after it.' : '';
+      confirmThen(
+        `Change the role of ${admin.name} from ${roleName(admin.role)} to ${roleName(role)}? Their sessions end.${self}`,
+        `Make ${admin.name} ${roleName(role)}`,
+        `${admin.name} is now ${roleName(role)}.`,
+        () => call('PATCH', `admins/${encodeURIComponent(admin.id)}`, { role }),
+      );
+    });
+    const remove = h('button', { type: 'button', class: 'danger' }, 'Remove');
+    remove.addEventListener('click', () =>
+      confirmThen(
+        `Remove ${admin.name}? Their sessions end and their passkey signs nobody in.`,
+        `Remove ${admin.name}`,
+        `${admin.name} was removed.`,
+        () => call('DELETE', `admins/${encodeURIComponent(admin.id)}`),
+      ),
+    );
+    return h(
+      'tr',
+      { 'data-admin': admin.id },
+      h('td', {}, admin.name, admin.id === session.admin_id ? h('span', { class: 'muted' }, ' (you)') : ''),
+      h('td', {}, roleName(admin.role)),
+      h('td', {}, when(admin.enrolled_at)),
+      h('td', {}, when(admin.last_sign_in_at)),
+      h('td', {}, admin.authenticator_linked ? 'Linked' : 'Not linked'),
+      h('td', {}, h('div', { class: 'admin-actions' }, select, change, remove)),
+    );
+  };
+
+  const showList = (answer: Admins) => {
+    const heads = ['Name', 'Role', 'Enrolled', 'Last sign-in', 'Authenticator', 'Action'];
+    list.replaceChildren(
+      h(
+        'table',
+        { class: 'admin-list' },
+        h('caption', {}, 'Admins'),
+        h('thead', {}, h('tr', {}, ...heads.map((head) => h('th', { scope: 'col' }, head)))),
+        h('tbody', {}, ...answer.admins.map(adminRow)),
+      ),
+      h('h3', {}, 'Pending invites'),
+      answer.invites.length
+        ? h(
+            'ul',
+            { class: 'admin-invites' },
+            ...answer.invites.map((invite) =>
+              h(
+                'li',
+                {},
+                roleName(invite.role),
+                h('span', { class: 'muted' }, ' until '),
+                when(invite.expires_at),
+              ),
+            ),
+          )
+        : h('p', { class: 'muted' }, 'No pending invites.'),
+    );
+  };
+
+  const role = h(
+    'select',
+    { id: 'invite-role', name: 'role' },
+    ...roles.map((each) => h('option', { value: each, selected: each === 'admin' }, roleName(each))),
+  );
+  const inviteForm = h(
+    'form',
+    { class: 'admin-invite', 'aria-label': 'Invite an admin' },
+    h('div', { class: 'field' }, h('label', { for: role.id }, 'Role of the new admin'), role),
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Invite')),
+  );
+  inviteForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    screen.notes.replaceChildren();
+    call<{ url: string; expires_at: string; role: string }>('POST', 'admins/invites', {
+      role: role.value,
+    }).then(
+      async (made) => {
+        if (!screen.current()) return;
+        invited.replaceChildren(showInvite(made));
+        await read();
+      },
+      (error: unknown) => refused(screen, error),
+    );
+  });
+
+  const again = h('button', { type: 'button' }, 'Read again');
+  again.addEventListener('click', () => void read());
+  screen.body.append(
+    h('h2', {}, 'Admins'),
+    inviteForm,
+    invited,
+    h('div', { class: 'actions' }, again),
+    confirmation,
+    list,
+  );
+  void read();
+}
+
+/** The invite's address, once: the service keeps only its hash. */
+function showInvite(made: { url: string; expires_at: string; role: string }): HTMLElement {
+  const copy = h('button', { type: 'button' }, 'Copy');
+  const copied = h('span', { class: 'muted', role: 'status' });
+  copy.addEventListener('click', () => {
+    navigator.clipboard.writeText(made.url).then(
+      () => (copied.textContent = 'Copied.'),
+      () => (copied.textContent = 'The browser refused to copy: select the address and copy it.'),
+    );
+  });
+  return h(
+    'div',
+    { class: 'notice success' },
+    h(
+      'p',
+      {},
+      `Invite for a new ${roleName(made.role)}. Give this address to the person; it is shown only once:`,
+    ),
+    h('p', {}, h('code', { class: 'invite-url' }, made.url)),
+    h('p', {}, 'It works once, until ', when(made.expires_at), '.'),
+    h('div', { class: 'actions' }, copy, copied),
+  );
+}
