@@ -9,7 +9,8 @@ import { projectRoot } from '#test/support/service-process';
 
 /**
  * The screens the README shows: linked, a request (light and dark), denying with the fraud reason chosen and what
- * reporting fraud does, approved, a new device asking to join, and a page opened where passkeys cannot work.
+ * reporting fraud does, approved, a new device asking to join, a page opened where passkeys cannot work; and the
+ * console's services, a generated key pair, a relink by the help desk, the audit trail and push health.
  */
 const readmeScreens = [
   'linked',
@@ -19,6 +20,11 @@ const readmeScreens = [
   'approved',
   'link-request',
   'passkey-at-ip-address',
+  'console-services',
+  'console-key-generated',
+  'console-user-relink',
+  'console-audit',
+  'console-health',
 ] as const;
 
 const target = join(projectRoot, 'docs', 'screens');
