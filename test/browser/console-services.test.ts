@@ -79,7 +79,8 @@ describe('the console’s directory and service pages', () => {
     await shows(page, 'The webhook URL must be a full address', problems);
     await fill(page, 'input[name=webhook_url]', 'https://hooks.example.com/field');
     await click(page, 'Save webhook URL');
-    await page.locator('button::-p-text(Clear webhook URL)').wait();
+    // The Clear button is on the page, hidden, while there is no webhook URL: it shows once the service stored one.
+    await page.waitForSelector('button::-p-text(Clear webhook URL)', { visible: true });
     expect(
       (await readBack<{ webhook_url: string }>(page, `directories/${directoryId}`)).body.webhook_url,
     ).toBe('https://hooks.example.com/field');
