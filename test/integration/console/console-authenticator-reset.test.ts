@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Authenticator } from '#shared/authenticator/authenticator';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
-import type { Answer, SignedIn } from '#test/integration/console/console-client';
+import type { SignedIn } from '#test/integration/console/console-client';
 
 /**
  * An admin's own security in the console (docs/console.md#recovering-an-admin) over real HTTP against the local
@@ -11,7 +11,6 @@ import type { Answer, SignedIn } from '#test/integration/console/console-client'
  */
 let runtime: TestRuntime;
 let client: Awaited<ReturnType<typeof import('#test/integration/console/console-client').consoleClient>>;
-let refusal: (answer: Answer) => { status: number; code: unknown };
 let organizationId: string;
 let owner: SignedIn;
 
@@ -53,15 +52,11 @@ async function adminWithAuthenticator(role: 'admin' | 'owner' = 'admin', organiz
 
 beforeAll(async () => {
   runtime = await startTestRuntime();
-  const support = await import('#test/integration/console/console-client');
-  client = await support.consoleClient(runtime);
-  refusal = support.refusal;
+  client = await (await import('#test/integration/console/console-client')).consoleClient(runtime);
   organizationId = await newOrganization();
   owner = await client.signedIn('owner', organizationId);
 }, 60_000);
-afterAll(async () => {
-  await runtime?.stop();
-});
+afterAll(() => runtime?.stop());
 
 describe('an owner resets the authenticator of an admin who lost it', () => {
   it('unlinks it, ends the admin’s sessions, and their next sign-in links a new one and is approved on it', async () => {
@@ -73,11 +68,11 @@ describe('an owner resets the authenticator of an admin who lost it', () => {
     const answer = await reset(owner, admin.adminId);
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ id: admin.adminId, authenticators_unlinked: 1, sessions_ended: 2 });
-    expect(refusal(await client.call('GET', '/session', { session: admin }))).toEqual({
+    expect(client.refusal(await client.call('GET', '/session', { session: admin }))).toEqual({
       status: 401,
       code: 'CON-001',
     });
-    expect(refusal(await client.call('GET', '/session', { session: waiting.session }))).toEqual({
+    expect(client.refusal(await client.call('GET', '/session', { session: waiting.session }))).toEqual({
       status: 401,
       code: 'CON-001',
     });
@@ -131,21 +126,24 @@ describe('an owner resets the authenticator of an admin who lost it', () => {
 
   it('refuses an admin their own, helpdesk anyone’s, an owner another organization’s, and a stale passkey', async () => {
     const { admin, device } = await adminWithAuthenticator('owner');
-    expect(refusal(await reset(admin, admin.adminId))).toEqual({ status: 403, code: 'CON-003' });
+    expect(client.refusal(await reset(admin, admin.adminId))).toEqual({ status: 403, code: 'CON-003' });
 
     const helpdesk = await client.signedIn('helpdesk', organizationId);
-    expect(refusal(await reset(helpdesk, admin.adminId))).toEqual({ status: 403, code: 'CON-003' });
+    expect(client.refusal(await reset(helpdesk, admin.adminId))).toEqual({ status: 403, code: 'CON-003' });
 
     const foreignOwner = await client.signedIn('owner', await newOrganization());
-    expect(refusal(await reset(foreignOwner, admin.adminId))).toEqual({ status: 404, code: 'CON-004' });
-    expect(refusal(await reset(owner, '00000000-0000-4000-8000-000000000000'))).toEqual({
+    expect(client.refusal(await reset(foreignOwner, admin.adminId))).toEqual({
+      status: 404,
+      code: 'CON-004',
+    });
+    expect(client.refusal(await reset(owner, '00000000-0000-4000-8000-000000000000'))).toEqual({
       status: 404,
       code: 'CON-004',
     });
 
     const stale = await client.signedIn('owner', organizationId);
     await client.store.ageSession(stale.cookie, { idleSeconds: 30, sinceSignInSeconds: 6 * 60 });
-    expect(refusal(await reset(stale, admin.adminId))).toEqual({ status: 403, code: 'CON-010' });
+    expect(client.refusal(await reset(stale, admin.adminId))).toEqual({ status: 403, code: 'CON-010' });
 
     // None of them changed anything: the authenticator approves the admin's next sign-in.
     expect((await client.call('GET', '/session', { session: admin })).status).toBe(200);

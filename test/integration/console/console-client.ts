@@ -121,5 +121,5 @@ export async function consoleClient(runtime: TestRuntime) {
     return new Authenticator(await linkAuthenticator({ baseUrl: runtime.baseUrl, code }));
   }
 
-  return { origin, store, call, signedIn, signInAgain, linkedAuthenticator };
+  return { origin, store, call, signedIn, signInAgain, linkedAuthenticator, refusal };
 }
