@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Authenticator } from '#shared/authenticator/authenticator';
+import { type Authenticator, linkAuthenticator } from '#shared/authenticator/authenticator';
 import { startTestRuntime, type TestRuntime } from '#test/support/runtime';
 import type { SignedIn } from '#test/integration/console/console-client';
 
@@ -62,7 +62,10 @@ describe('an owner resets the authenticator of an admin who lost it', () => {
   it('unlinks it, ends the admin’s sessions, and their next sign-in links a new one and is approved on it', async () => {
     const since = new Date(Date.now() - 1000);
     const { admin, device } = await adminWithAuthenticator();
-    // A sign-in waits for an approval on the lost authenticator when the owner steps in.
+    // A link of a further authenticator is under way, and a sign-in waits for an approval on the lost one, when the
+    // owner steps in.
+    const further = await client.call('POST', '/authenticator/link', { session: admin });
+    expect(further.status).toBe(201);
     const waiting = await pendingSignIn(admin, device);
 
     const answer = await reset(owner, admin.adminId);
@@ -82,6 +85,11 @@ describe('an owner resets the authenticator of an admin who lost it', () => {
       (each) => each.id === admin.adminId,
     );
     expect(row?.authenticator_linked).toBe(false);
+
+    // The link under way went with the rest: its code links nothing.
+    await expect(
+      linkAuthenticator({ baseUrl: runtime.baseUrl, code: further.body?.code as string }),
+    ).rejects.toThrow();
 
     // The admin signs in with their passkey and links a new authenticator at once, as after enrolment.
     const session = await client.signInAgain(admin);
