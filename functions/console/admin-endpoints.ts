@@ -9,6 +9,7 @@ import {
   consoleAdmins,
   inviteAdmin,
   removeAdmin,
+  resetAdminAuthenticator,
 } from '#shared/use-cases/console-admins';
 import { actingSession } from '#functions/console/required-session';
 
@@ -18,7 +19,8 @@ const touchedOrganization = (organizationId: string | null) =>
 
 /**
  * Admin management (docs/console.md#admin-management): the owners' (and the operator's) list of admins and pending
- * invites, invites, role changes and removals. A change ends the changed admin's sessions.
+ * invites, invites, role changes, removals and resets of an admin's authenticator. A change ends the changed admin's
+ * sessions.
  */
 export const adminEndpoints: readonly ConsoleEndpoint[] = [
   endpoint({
@@ -83,6 +85,26 @@ export const adminEndpoints: readonly ConsoleEndpoint[] = [
         status: 204,
         targetId: account.adminId,
         ...(account.adminId === acting.adminId ? { cookies: [clearedSessionCookie] } : {}),
+        ...touchedOrganization(account.organizationId),
+      };
+    },
+  }),
+  endpoint({
+    method: 'POST',
+    path: '/admins/{id}/authenticator/reset',
+    confirmed: true,
+    needs: 'admin-management',
+    schema: undefined,
+    handle: async ({ session, parameters, now }) => {
+      const { account, unlinked, ended } = await resetAdminAuthenticator(
+        actingSession(session),
+        parameters.id ?? '',
+        now,
+      );
+      return {
+        status: 200,
+        body: { id: account.adminId, authenticators_unlinked: unlinked, sessions_ended: ended },
+        targetId: account.adminId,
         ...touchedOrganization(account.organizationId),
       };
     },

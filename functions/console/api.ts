@@ -99,9 +99,13 @@ export const consoleEndpoints: readonly ConsoleEndpoint[] = [
     path: '/sign-out',
     needs: 'session',
     schema: undefined,
-    handle: async ({ token }) => {
-      if (token) await signOut(token);
-      return { status: 204, cookies: [clearedSessionCookie] };
+    handle: async ({ token, session, now }) => {
+      const cancelled = token ? await signOut(token, required(session), now) : undefined;
+      return {
+        status: 204,
+        cookies: [clearedSessionCookie],
+        ...(cancelled ? { targetId: cancelled } : {}),
+      };
     },
   }),
   endpoint({

@@ -20,7 +20,7 @@ export type ConsoleAction =
   | 'organization-key-write'
   /** Act for a user: unlink a device, start a link, approve a pending link, clear a fraud lock, reset TOTP. */
   | 'user-helpdesk'
-  /** Invite admins, change their roles, remove them. */
+  /** Invite admins, change their roles, remove them, reset their authenticators. */
   | 'admin-management'
   /** What belongs to the deployment: organizations, the API's keys, rate limits, fraud locks, dead letters. */
   | 'deployment';

@@ -24,6 +24,7 @@ import { endAdminSessions } from '#shared/store/console-sessions';
 import { getOrganization } from '#shared/store/organizations';
 import { getUser } from '#shared/store/users';
 import { epochSeconds } from '#shared/time';
+import { unlinkAdminAuthenticators } from '#shared/use-cases/console-approvals';
 import { type ConsoleInvite, createConsoleInvite } from '#shared/use-cases/console-invites';
 
 /** Attempts of a change that a concurrent change of the same admin (or of the owner it relies on) keeps spoiling. */
@@ -199,4 +200,24 @@ export function removeAdmin(session: ConsoleSession, adminId: string) {
   return changeAdmin(session, adminId, async (account) =>
     removeAdminAccount(account, await keptOwner(account)),
   );
+}
+
+/**
+ * POST /console/api/admins/{id}/authenticator/reset: recovery of an admin who lost the authenticator that approves
+ * their sign-ins. Their devices in the console directory are unlinked and their sessions end; their next sign-in
+ * links a new one by trust on first use, as after enrolment. Never one's own: a stolen passkey alone must not be
+ * able to replace the admin's phone.
+ */
+export async function resetAdminAuthenticator(session: ConsoleSession, adminId: string, now: Date) {
+  const account = await manageableAdmin(session, adminId);
+  if (account.adminId === session.adminId) {
+    throw new ApiError(
+      'CON-003',
+      'No admin resets their own authenticator: another owner, or the operator, does it for you',
+    );
+  }
+  const unlinked = await unlinkAdminAuthenticators(account.adminId, now);
+  // After the unlink: a session its old authenticator approved meanwhile ends too.
+  const ended = await endAdminSessions(account.adminId);
+  return { account, unlinked, ended };
 }

@@ -46,7 +46,7 @@ import {
   findServiceAuthRequest,
 } from '#shared/use-cases/auth-request-outcomes';
 import { createAuthRequest } from '#shared/use-cases/create-auth-request';
-import { startDeviceLink } from '#shared/use-cases/devices';
+import { startDeviceLink, unlinkDevice } from '#shared/use-cases/devices';
 
 /**
  * The deployment's console directory and service (docs/console.md#the-console-directory), made on first need. They
@@ -365,3 +365,48 @@ const endedDetail: Partial<Record<ApprovalState, string>> = {
   expired: 'The approval expired unanswered; this session has ended',
   cancelled: 'The approval was cancelled; this session has ended',
 };
+
+/**
+ * Cancels a console approval through the auth request's own cancel (as DELETE /service/v3/auths), so the admin's
+ * authenticator stops showing it and the admin's one pending slot is free. One that ended meanwhile (answered,
+ * cancelled, expired) is left as it is. False when nothing was pending.
+ */
+export async function cancelApproval(authRequestId: string, now: Date): Promise<boolean> {
+  const setup = await getConsoleApprovals();
+  if (!setup?.ready) return false;
+  return cancelled(setup, authRequestId, now);
+}
+
+async function cancelled(setup: ConsoleApprovalsRecord, authRequestId: string, now: Date): Promise<boolean> {
+  let pending = true;
+  try {
+    await cancelAuthRequest(setup.serviceId, authRequestId, now);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    pending = false;
+  }
+  await deleteApprovalKey(authRequestId);
+  return pending;
+}
+
+/**
+ * Recovery of an admin who lost their authenticator (docs/console.md#recovering-an-admin): the approval pending on
+ * their devices is cancelled, then every device of theirs in the console directory goes (linked, awaiting
+ * confirmation or unlinking), so that their next sign-in links a new one by trust on first use. How many were linked.
+ */
+export async function unlinkAdminAuthenticators(adminId: string, now: Date): Promise<number> {
+  const setup = await getConsoleApprovals();
+  if (!setup?.ready) return 0;
+  const key = adminUser(setup, adminId);
+  const user = await getUser(key);
+  if (!user) return 0;
+  if (user.pending) await cancelled(setup, user.pending.authId, now);
+  for (const device of user.devices) {
+    // Without an unlink time: the cooling-off guards against a stolen application key's unlink, and no key reaches
+    // this directory; here another admin's confirmed reset is what lets this one link anew at once.
+    await unlinkDevice(key.directoryId, key.identifier, device.id).catch((error: unknown) => {
+      if (!(error instanceof ApiError && error.status === 404)) throw error;
+    });
+  }
+  return linkedDevices(user).length;
+}

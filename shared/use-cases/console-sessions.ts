@@ -16,6 +16,7 @@ import { deleteSession, getSession, putSession, touchSession } from '#shared/sto
 import type { ItemKey } from '#shared/store/keys';
 import { countAttempt, uncountAttempt } from '#shared/store/link-attempts';
 import { getAdminAccount } from '#shared/store/console-admins';
+import { cancelApproval } from '#shared/use-cases/console-approvals';
 import { claimedAdmin, verifyAdminAssertion } from '#shared/use-cases/console-passkeys';
 import { epochSeconds } from '#shared/time';
 
@@ -108,6 +109,18 @@ export async function liveSession(token: string | undefined, now: Date): Promise
   return session;
 }
 
-export async function signOut(token: string): Promise<void> {
+/**
+ * POST /console/api/sign-out: the session goes, and first the approval it waits for, cancelled so that the admin's
+ * authenticator stops showing it and the admin's next sign-in may ask for one. The cancelled request's id, if any.
+ */
+export async function signOut(
+  token: string,
+  session: Pick<ConsoleSession, 'stage' | 'approvalAuthRequest'>,
+  now: Date,
+): Promise<string | undefined> {
+  const waiting = session.stage === 'passkey' ? session.approvalAuthRequest : undefined;
+  // Before the session goes: should the cancel fail, signing out again finds the approval still named.
+  const cancelled = waiting !== undefined && (await cancelApproval(waiting, now));
   await deleteSession(token);
+  return cancelled ? waiting : undefined;
 }

@@ -8,7 +8,8 @@ import { screenshot } from '#test/support/browser';
 /**
  * The console's admins section (docs/console.md#admin-management) in a real Chromium against the local runtime: an
  * owner invites a help desk admin who enrols from the address shown once, changes their role, removes them, and is
- * refused demoting themselves as the last owner; an admin's page offers no admins section.
+ * refused demoting themselves as the last owner; an owner resets the authenticator of an admin who lost it; an admin's
+ * page offers no admins section.
  */
 
 let scene: ConsoleScene;
@@ -118,6 +119,46 @@ describe('the console’s admins section in a real browser', () => {
     expect((await listedAdmins(page)).admins.find((each) => each.id === ownId)?.role).toBe('owner');
 
     expect(problems.filter((each) => !each.includes('status of 409'))).toEqual([]);
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  it('lets an owner reset the authenticator of an admin who lost it, after a confirmation naming them', async () => {
+    const { organization } = await scene.store.organization(`Admins page ${Date.now()}`);
+    const orgId = organization.id;
+    const { consoleClient } = await import('#test/integration/console/console-client');
+    const client = await consoleClient(scene.runtime);
+    const admin = await client.signedIn('admin', orgId);
+    await client.linkedAuthenticator(admin);
+    const { page, problems, cspViolations } = await scene.signedInPage('owner', orgId, 'Olive Owner');
+
+    await page.locator('nav.sections ::-p-aria(Admins)').click();
+    await page.waitForSelector(`tr[data-admin="${admin.adminId}"]`, { timeout: 15_000 });
+    const ownId = (await rowOf(page, 'Olive Owner')) as string;
+    // Nobody resets their own: the owner's row, with no authenticator, offers none either way.
+    expect(await page.$(`tr[data-admin="${ownId}"] ::-p-text(Reset authenticator)`)).toBeNull();
+    await page.locator(`tr[data-admin="${admin.adminId}"] ::-p-text(Reset authenticator)`).click();
+    await shows(page, 'Reset the authenticator of admin of the test?', problems);
+    await expectAccessible(page, 'admins reset question');
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+    await expectAccessible(page, 'admins reset question, dark');
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+    await page.locator('.confirm button.danger').click();
+    await shows(page, 'The authenticator of admin of the test was reset', problems);
+    await page.waitForFunction(
+      (id) => document.querySelector(`tr[data-admin="${id}"]`)?.textContent?.includes('Not linked') === true,
+      { timeout: 15_000 },
+      admin.adminId,
+    );
+    expect(await page.$(`tr[data-admin="${admin.adminId}"] ::-p-text(Reset authenticator)`)).toBeNull();
+    // The service did it: the admin's session ended, and their next sign-in has no authenticator to approve on.
+    expect((await client.call('GET', '/session', { session: admin })).status).toBe(401);
+    const next = await client.signInAgain(admin);
+    expect((await client.call('GET', '/authenticator', { session: next })).body).toMatchObject({
+      linked: false,
+    });
+
+    expect(problems).toEqual([]);
     expect(cspViolations).toEqual([]);
     await page.close();
   });

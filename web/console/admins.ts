@@ -33,7 +33,8 @@ const roles = ['owner', 'admin', 'helpdesk', 'auditor'] as const;
 
 /**
  * Admin management (docs/console.md#admin-management): the organization's admins and pending invites, an invite by
- * role (its address shown once), a role change and a removal, each after a confirmation naming the person.
+ * role (its address shown once), a role change, a removal and a reset of another admin's authenticator, each after a
+ * confirmation naming the person.
  */
 export const adminsSection: Section = {
   id: 'admins',
@@ -105,6 +106,20 @@ function renderAdmins(screen: Screen, session: SessionView): void {
     asked.focus();
   };
 
+  /** Recovery of an admin who lost their authenticator: it is unlinked, and they link a new one at next sign-in. */
+  const resetButton = (admin: Admin): HTMLElement => {
+    const reset = h('button', { type: 'button' }, 'Reset authenticator');
+    reset.addEventListener('click', () =>
+      confirmThen(
+        `Reset the authenticator of ${admin.name}? It no longer approves their sign-ins, their sessions end, and their next sign-in with their passkey links a new one. Do it only once you are sure you are dealing with ${admin.name}.`,
+        `Reset the authenticator of ${admin.name}`,
+        `The authenticator of ${admin.name} was reset: they link a new one at their next sign-in.`,
+        () => call('POST', `admins/${encodeURIComponent(admin.id)}/authenticator/reset`),
+      ),
+    );
+    return reset;
+  };
+
   const adminRow = (admin: Admin): HTMLElement => {
     const select = h(
       'select',
@@ -131,14 +146,25 @@ function renderAdmins(screen: Screen, session: SessionView): void {
         () => call('DELETE', `admins/${encodeURIComponent(admin.id)}`),
       ),
     );
+    const isSelf = admin.id === session.admin_id;
     return h(
       'tr',
       { 'data-admin': admin.id },
-      h('td', {}, admin.name, admin.id === session.admin_id ? h('span', { class: 'muted' }, ' (you)') : ''),
+      h('td', {}, admin.name, isSelf ? h('span', { class: 'muted' }, ' (you)') : ''),
       h('td', {}, roleName(admin.role)),
       h('td', {}, when(admin.enrolled_at)),
       h('td', {}, when(admin.last_sign_in_at)),
-      h('td', {}, admin.authenticator_linked ? 'Linked' : 'Not linked'),
+      h(
+        'td',
+        {},
+        h(
+          'div',
+          { class: 'admin-actions' },
+          admin.authenticator_linked ? 'Linked' : 'Not linked',
+          // Never one's own: the server refuses it too (a stolen passkey alone must not replace the phone).
+          admin.authenticator_linked && !isSelf ? resetButton(admin) : '',
+        ),
+      ),
       h('td', {}, h('div', { class: 'admin-actions' }, select, change, remove)),
     );
   };

@@ -1,5 +1,6 @@
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
 import { expect } from 'vitest';
+import { Authenticator, linkAuthenticator } from '#shared/authenticator/authenticator';
 import type { ConsoleRole } from '#shared/domain/console-admin';
 import type { TestRuntime } from '#test/support/runtime';
 import { SoftwareAuthenticator } from '#test/support/webauthn-authenticator';
@@ -95,5 +96,30 @@ export async function consoleClient(runtime: TestRuntime) {
     };
   }
 
-  return { origin, store, call, signedIn };
+  /** Signs the admin in again with their own passkey, as the person would: a new session, at stage `passkey`. */
+  async function signInAgain(admin: SignedIn): Promise<SignedIn> {
+    const options = await call('POST', '/sign-in/options');
+    const { challenge, rpId } = options.body as { challenge: string; rpId: string };
+    const assertion = admin.passkey.assert({ challenge, rp_id: rpId });
+    const answer = await call('POST', '/sign-in', { body: { assertion } });
+    expect(answer.status).toBe(200);
+    return {
+      ...admin,
+      cookie: (answer.headers.get('set-cookie') ?? '').split(';')[0] as string,
+      csrf: answer.body?.csrf_token as string,
+    };
+  }
+
+  /**
+   * Links a web authenticator to approve the admin's sign-ins, as the admin would: the console's link, then the device
+   * API with the code alone (docs/console.md#linking-the-admins-authenticator).
+   */
+  async function linkedAuthenticator(admin: SignedIn): Promise<Authenticator> {
+    const link = await call('POST', '/authenticator/link', { session: admin });
+    expect(link.status).toBe(201);
+    const code = link.body?.code as string;
+    return new Authenticator(await linkAuthenticator({ baseUrl: runtime.baseUrl, code }));
+  }
+
+  return { origin, store, call, signedIn, signInAgain, linkedAuthenticator, refusal };
 }
