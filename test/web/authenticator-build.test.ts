@@ -12,6 +12,7 @@ import {
   isWebAuthenticatorCurrent,
   rewriteIndex,
 } from '#web/authenticator/build';
+import { sharedLookBundled } from './built-stylesheet.ts';
 
 /** The web authenticator's build: what it writes, what it refuses, and the budget the issue sets. */
 
@@ -95,6 +96,17 @@ describe('the build', () => {
       expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
       expect(`${png.readUInt32BE(16)}x${png.readUInt32BE(20)}`).toBe(sizes);
     }
+  });
+
+  it('bundles the look it shares with the console into its one hashed stylesheet, and rebuilds when that changes', async () => {
+    await sharedLookBundled(outdir, report.manifest);
+    const inputs = `${outdir}.inputs.json`;
+    const original = await readFile(inputs, 'utf8');
+    const recorded = JSON.parse(original) as Record<string, string>;
+    expect(Object.keys(recorded)).toContain('web/authenticator/base.css');
+    await writeFile(inputs, JSON.stringify({ ...recorded, 'web/authenticator/base.css': 'changed' }));
+    expect(await isWebAuthenticatorCurrent(outdir)).toBe(false);
+    await writeFile(inputs, original);
   });
 
   it('is current until a source changes', async () => {

@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BuildReport, isSiteCurrent } from '#web/authenticator/build';
 import { buildWebConsole } from '#web/console/build';
+import { sharedLookBundled } from './built-stylesheet.ts';
 
 /** The console pages' build: what it writes, and the JavaScript budget the issue sets (as the authenticator's). */
 
@@ -55,12 +56,21 @@ describe("the console pages' build", () => {
     expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>|<style[\s>]|\sstyle=|\son[a-z]+=/i);
   });
 
+  it('bundles the look it shares with the web authenticator into its one hashed stylesheet', async () => {
+    await sharedLookBundled(outdir, report.manifest);
+  });
+
   it('is current until a source changes', async () => {
     expect(await isSiteCurrent(outdir)).toBe(true);
     const inputs = `${outdir}.inputs.json`;
     const recorded = JSON.parse(await readFile(inputs, 'utf8')) as Record<string, string>;
     expect(Object.keys(recorded)).toEqual(
-      expect.arrayContaining(['web/console/main.ts', 'web/authenticator/dom.ts', 'web/console/index.html']),
+      expect.arrayContaining([
+        'web/console/main.ts',
+        'web/authenticator/dom.ts',
+        'web/console/index.html',
+        'web/authenticator/base.css',
+      ]),
     );
     await writeFile(inputs, JSON.stringify({ ...recorded, 'web/console/main.ts': 'changed' }));
     expect(await isSiteCurrent(outdir)).toBe(false);

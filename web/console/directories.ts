@@ -1,29 +1,16 @@
+import type { ServiceView as SignedServiceView } from '#shared/domain/service';
+import type { ConsoleDirectory } from '#shared/use-cases/console-directories';
 import { h } from '../authenticator/dom.ts';
 import { call, type SessionView } from './api.ts';
 import { acting, checkbox, formNote, httpUrlProblem, nameProblem, textInput, wrapperOf } from './inputs.ts';
 import type { Screen } from './screen.ts';
 import { may, refused, type Section } from './section.ts';
 
-/** A directory as GET /console/api/directories lists it. */
-export interface Directory {
-  readonly id: string;
-  readonly organization_id: string;
-  readonly name: string;
-  readonly active: boolean;
-  readonly service_ids: readonly string[];
-  readonly sdk_key_count: number;
-  readonly webhook_url: string | null;
-  readonly denial_context_inquiry_enabled: boolean;
-}
+/** A directory as GET /console/api/directories lists it: the server's type (a type import: no code in the page). */
+export type Directory = ConsoleDirectory;
 
-/** A service as the console's API shows it. */
-export interface ServiceView {
-  readonly id: string;
-  readonly name: string;
-  readonly description: string | null;
-  readonly icon: string;
-  readonly callback_url: string | null;
-  readonly active: boolean;
+/** A service as the console's API shows it: the signed API's view, with whose it is (see service-endpoints.ts). */
+export interface ServiceView extends SignedServiceView {
   readonly organization_id: string;
   readonly directory_id: string | null;
 }
