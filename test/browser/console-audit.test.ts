@@ -45,7 +45,14 @@ describe('the audit trail and health sections', () => {
     await page.evaluate(() => {
       location.hash = '#audit';
     });
-    await shows(page, 'Olga Owner', problems);
+    // The header names Olga already: wait for her name in the trail's table itself.
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('table.audit tbody tr')].some((row) =>
+          row.textContent?.includes('Olga Owner'),
+        ),
+      { timeout: 15_000 },
+    );
     const rows = () =>
       page.$$eval('table.audit tbody tr', (each) => each.map((row) => (row as HTMLElement).innerText));
     const all = await rows();
