@@ -23,6 +23,8 @@ export interface AuthAnswer {
    * itself: what the device said, so that the same denial sent again is known as a retry.
    */
   readonly clearDenial?: ClearDenial;
+  /** The device said, beside its sealed package, that the user denied it as fraud. */
+  readonly fraud?: true;
 }
 
 /** A denial a device says in the clear (docs/protocol.md#number-matching): the reason chosen, and whether it is fraud. */

@@ -3,6 +3,7 @@
  * fixed histogram of latencies, so that each event is one counter increment (no read before the write) and a
  * percentile is read back from the counts.
  */
+import { type AuthRequest, authRequestState } from '#shared/domain/auth-request';
 
 /** How long a bucket is. */
 export const healthBucketSeconds = 300;
@@ -21,9 +22,43 @@ export const latencyBoundsMs: readonly number[] = [
 export const pushProviderNames = ['webpush', 'apns', 'fcm'] as const;
 export type PushProviderName = (typeof pushProviderNames)[number];
 
-/** Where an auth request ended, as health counts it. */
-export const authOutcomes = ['approved', 'denied', 'expired', 'cancelled'] as const;
+/**
+ * Where an auth request ended, as health counts it. A device's answer is sealed to the requester, so the service
+ * cannot tell an approval from a denial: `answered` is either, `denied` only a denial the service sees (said in the
+ * clear, or reported as fraud). `failed`: ended by wrong number-matching codes.
+ */
+export const authOutcomes = ['answered', 'denied', 'failed', 'expired', 'cancelled'] as const;
 export type AuthOutcome = (typeof authOutcomes)[number];
+
+/** How a request that is over counts: its outcome, when it ended (epoch ms) and, for a user's answer, the time to it. */
+export interface AuthEnd {
+  readonly outcome: AuthOutcome;
+  readonly endedAtMs: number;
+  readonly latencyMs: number | undefined;
+}
+
+/**
+ * How an auth request counts once it is over, read from its record; none while it is pending, or for a request that
+ * lost the create's race (void). A cancellation keeps no time of its own: it counts at `nowMs`.
+ */
+export function authEnd(auth: AuthRequest, nowMs: number): AuthEnd | undefined {
+  const state = authRequestState(auth, Math.floor(nowMs / 1000));
+  if (state === 'pending' || state === 'void') return undefined;
+  if (auth.numberMatchFailed) {
+    const endedAtMs = auth.answer ? Date.parse(auth.answer.answeredAt) : nowMs;
+    return { outcome: 'failed', endedAtMs, latencyMs: undefined };
+  }
+  if (state === 'expired')
+    return { outcome: 'expired', endedAtMs: auth.expiresAt * 1000, latencyMs: undefined };
+  if (state === 'cancelled' || !auth.answer)
+    return { outcome: 'cancelled', endedAtMs: nowMs, latencyMs: undefined };
+  const endedAtMs = Date.parse(auth.answer.answeredAt);
+  return {
+    outcome: auth.answer.clearDenial || auth.answer.fraud ? 'denied' : 'answered',
+    endedAtMs,
+    latencyMs: Math.max(0, endedAtMs - Date.parse(auth.created)),
+  };
+}
 
 /** The start (epoch seconds) of the bucket a moment falls in. */
 export function bucketStart(epochSeconds: number): number {

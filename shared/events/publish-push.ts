@@ -19,7 +19,7 @@ export async function publishPrompt(authRequestId: string, ttlSeconds: number): 
     { Id: 'prompt', MessageBody: queuedPushBody({ kind: 'prompt', authRequestId }) },
     {
       Id: 'expiry',
-      MessageBody: queuedPushBody({ kind: 'ended', authRequestId }),
+      MessageBody: queuedPushBody({ kind: 'ended', authRequestId, expiry: true }),
       DelaySeconds: Math.min(maxDelaySeconds, Math.max(0, Math.ceil(ttlSeconds))),
     },
   ]);

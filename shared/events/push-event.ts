@@ -34,6 +34,11 @@ const pushEventSchema = v.variant('kind', [
     kind: v.picklist(['prompt', 'ended']),
     authRequestId: v.string(),
     deviceId: v.optional(v.string()),
+    /**
+     * Set on the one `ended` message a create queues to arrive at the request's expiry: by then the request is over
+     * whatever happened, so health counts each request there, once.
+     */
+    expiry: v.optional(v.literal(true)),
   }),
   v.object({
     /** A new device of the user waits for confirmation: the user's devices that may confirm it are told. */

@@ -91,6 +91,8 @@ async function recordSealedAnswer(
     auth: input.auth ?? null,
     authV1: input.authV1 ?? null,
     answeredAt: isoSeconds(now),
+    // Kept for health's count of denials: the package itself is sealed.
+    ...(input.fraud ? { fraud: true as const } : {}),
   };
   const matched =
     input.numberMatchCode == null

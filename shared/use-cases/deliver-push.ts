@@ -1,12 +1,13 @@
 import { type AuthRequest, authRequestState } from '#shared/domain/auth-request';
 import { answeringDevices, DeviceStatus, type UserDevice, type UserKey } from '#shared/domain/user';
+import { authEnd } from '#shared/domain/health';
 import type { PushEvent } from '#shared/events/push-event';
 import { describeChannel, type PushChannel } from '#shared/push/channel';
 import type { PushNotification, PushResult } from '#shared/push/provider';
 import type { PushWorkerSettings } from '#shared/push/settings';
 import { getAuthRequest } from '#shared/store/auth-requests';
 import { logger } from '#shared/log';
-import { recordPushHealth } from '#shared/store/health-metrics';
+import { recordAuthHealth, recordPushHealth } from '#shared/store/health-metrics';
 import { recordPushed, wasPushed } from '#shared/store/push-deliveries';
 import { getUser, removeDevicePushChannel } from '#shared/store/users';
 import { type ProviderFor, pushProviders } from '#shared/use-cases/push-providers';
@@ -79,6 +80,8 @@ export async function deliverPush(
   const auth = await getAuthRequest(event.authRequestId);
   if (!auth) return { outcome: 'nothing', why: 'no such auth request' };
   const state = authRequestState(auth, nowSeconds);
+  // The expiry's own message, not a retry of it for one device: the request is counted once, devices or not.
+  if (event.kind === 'ended' && event.expiry && event.deviceId === undefined) await countAuthEnd(auth, now);
   if (event.kind === 'prompt' && state !== 'pending')
     return { outcome: 'nothing', why: `the request is ${state}` };
   if (event.kind === 'ended' && state === 'pending') {
@@ -142,6 +145,21 @@ async function countPush(
     await recordPushHealth(organizationId, provider, count, latencyMs, now);
   } catch (error) {
     logger.warn('Push health not recorded', { error, organizationId, provider });
+  }
+}
+
+/**
+ * Counts a request that is over in its organization's health (docs/console.md#health), in the bucket of its end: one
+ * counter write, which never fails the delivery. Nothing while it is pending (a clock ahead of the queue's: the
+ * message comes back).
+ */
+async function countAuthEnd(auth: AuthRequest, now: Date): Promise<void> {
+  const end = authEnd(auth, now.getTime());
+  if (!end) return;
+  try {
+    await recordAuthHealth(auth.organizationId, end.outcome, end.latencyMs, new Date(end.endedAtMs));
+  } catch (error) {
+    logger.warn('Auth request health not recorded', { error, organizationId: auth.organizationId });
   }
 }
 

@@ -94,8 +94,12 @@ describe('the audit trail and health sections', () => {
     expect(lines[1]).toContain('PATCH /console/api/directories/{id}');
 
     // Health: pushes recorded for the organization, drawn as bars, with the same figures in a table.
-    const { recordPushHealth } = await import('#shared/store/health-metrics');
+    const { recordAuthHealth, recordPushHealth } = await import('#shared/store/health-metrics');
     const now = new Date();
+    await recordAuthHealth(organizationId, 'answered', 4000, now);
+    await recordAuthHealth(organizationId, 'answered', 9000, now);
+    await recordAuthHealth(organizationId, 'denied', 2000, now);
+    await recordAuthHealth(organizationId, 'expired', undefined, now);
     await recordPushHealth(organizationId, 'webpush', 'sent', 120, now);
     await recordPushHealth(organizationId, 'webpush', 'sent', 80, now);
     await recordPushHealth(organizationId, 'webpush', 'failed', undefined, now);
@@ -107,7 +111,20 @@ describe('the audit trail and health sections', () => {
       [...row.children].map((cell) => (cell as HTMLElement).innerText),
     );
     expect(webPush).toEqual(['Web push', '2', '1', '0', '≤ 200 ms']);
-    const chart = await page.$eval('svg.chart', (svg) => ({
+    const outcomes = await page.$$eval('#health-auth-totals tbody tr', (rows) =>
+      rows.map((row) => [...row.children].map((cell) => (cell as HTMLElement).innerText)),
+    );
+    expect(outcomes).toEqual([
+      ['Answered (approved or denied)', '2'],
+      ['Denied, seen by the service', '1'],
+      ['Failed (wrong codes)', '0'],
+      ['Expired', '1'],
+      ['Cancelled', '0'],
+    ]);
+    expect(await page.$eval('#health-auth-latency', (line) => (line as HTMLElement).innerText)).toBe(
+      "Time to the user's answer: median ≤ 5,000 ms, 95th percentile ≤ 10,000 ms.",
+    );
+    const chart = await page.$eval('svg.chart[aria-describedby="health-buckets-webpush"]', (svg) => ({
       role: svg.getAttribute('role'),
       label: svg.getAttribute('aria-label'),
       describedBy: document.getElementById(svg.getAttribute('aria-describedby') ?? '')?.tagName,
@@ -119,7 +136,17 @@ describe('the audit trail and health sections', () => {
       describedBy: 'TABLE',
       bars: 2,
     });
+    // One bar per outcome with requests in the bucket, stacked.
+    expect(
+      await page.$eval(
+        'svg.chart[aria-describedby="health-auth-buckets"]',
+        (svg) => svg.querySelectorAll('rect').length,
+      ),
+    ).toBe(3);
     await expectAccessible(page, 'health');
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+    await expectAccessible(page, 'health, dark');
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
     await screenshot(page, 'console-health');
 
     expect(problems).toEqual([]);

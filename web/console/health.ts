@@ -16,17 +16,26 @@ interface PushFigures {
 const providers = ['webpush', 'apns', 'fcm'] as const;
 type Provider = (typeof providers)[number];
 
+const outcomes = ['answered', 'denied', 'failed', 'expired', 'cancelled'] as const;
+type Outcome = (typeof outcomes)[number];
+
+/** How auth requests ended, and the time to the user's answer (bounds of histogram bins, ms). */
+interface AuthFigures {
+  readonly auth_requests: Readonly<Record<Outcome, number>>;
+  readonly approval_latency_ms: { readonly p50: number | null; readonly p95: number | null };
+}
+
 interface Health {
   readonly organization_id: string | null;
   readonly from: string;
   readonly to: string;
   readonly bucket_seconds: number;
   readonly complete: boolean;
-  readonly totals: { readonly pushes: Readonly<Record<Provider, PushFigures>> };
-  readonly buckets: readonly {
+  readonly totals: AuthFigures & { readonly pushes: Readonly<Record<Provider, PushFigures>> };
+  readonly buckets: readonly (AuthFigures & {
     readonly start: string;
     readonly pushes: Readonly<Record<Provider, PushFigures>>;
-  }[];
+  })[];
 }
 
 const providerNames: Readonly<Record<Provider, string>> = {
@@ -47,7 +56,19 @@ const series: readonly BarSeries[] = [
   { className: 'bar-gone', label: 'Gone' },
 ];
 
-/** Push deliveries by provider over time: a chart per provider, and the same figures in tables. */
+const outcomeNames: Readonly<Record<Outcome, string>> = {
+  answered: 'Answered (approved or denied)',
+  denied: 'Denied, seen by the service',
+  failed: 'Failed (wrong codes)',
+  expired: 'Expired',
+  cancelled: 'Cancelled',
+};
+const outcomeSeries: readonly BarSeries[] = outcomes.map((outcome) => ({
+  className: `bar-${outcome}`,
+  label: outcomeNames[outcome],
+}));
+
+/** Auth requests by outcome and push deliveries by provider over time: a chart per provider, and the same figures in tables. */
 export const healthSection: Section = {
   id: 'health',
   title: 'Health',
@@ -91,7 +112,11 @@ function renderHealth(screen: Screen, session: SessionView): void {
   });
   call<Health>('GET', `health?${query}`).then(
     (health) => {
-      if (screen.current()) shown.replaceChildren(...healthFigures(health, hourNames[hours] ?? ''));
+      if (screen.current())
+        shown.replaceChildren(
+          ...authFigures(health, hourNames[hours] ?? ''),
+          ...healthFigures(health, hourNames[hours] ?? ''),
+        );
     },
     (error: unknown) => {
       shown.replaceChildren();
@@ -100,14 +125,99 @@ function renderHealth(screen: Screen, session: SessionView): void {
   );
 }
 
-function healthFigures(health: Health, range: string): Node[] {
+/** Where a range's buckets stand: its first moment and how many bucket slots it has. */
+function slotsOf(health: Health): { readonly from: number; readonly slots: number } {
   const from = Date.parse(health.from);
-  const slots = Math.max(1, Math.round((Date.parse(health.to) - from) / (health.bucket_seconds * 1000)));
-  const legend = h(
+  return {
+    from,
+    slots: Math.max(1, Math.round((Date.parse(health.to) - from) / (health.bucket_seconds * 1000))),
+  };
+}
+
+const legendOf = (shown: readonly BarSeries[]) =>
+  h(
     'ul',
     { class: 'legend', 'aria-hidden': 'true' },
-    ...series.map((each) => h('li', {}, h('span', { class: `swatch ${each.className}` }), each.label)),
+    ...shown.map((each) => h('li', {}, h('span', { class: `swatch ${each.className}` }), each.label)),
   );
+
+const headRow = (names: readonly string[]) =>
+  h('thead', {}, h('tr', {}, ...names.map((name) => h('th', { scope: 'col' }, name))));
+
+/** Auth requests by outcome over the range, as a table, a chart and a table per bucket, and the time to answers. */
+function authFigures(health: Health, range: string): Node[] {
+  const { from, slots } = slotsOf(health);
+  const latency = health.totals.approval_latency_ms;
+  const totals = h(
+    'table',
+    { class: 'figures', id: 'health-auth-totals' },
+    h('caption', {}, `Auth requests by outcome, ${range.toLowerCase()}`),
+    headRow(['Outcome', 'Requests']),
+    h(
+      'tbody',
+      {},
+      ...outcomes.map((outcome) =>
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'row' }, outcomeNames[outcome]),
+          h('td', {}, String(health.totals.auth_requests[outcome])),
+        ),
+      ),
+    ),
+  );
+  const times = h(
+    'p',
+    { id: 'health-auth-latency' },
+    `Time to the user's answer: median ${milliseconds(latency.p50)}, 95th percentile ${milliseconds(latency.p95)}.`,
+  );
+  const titled = `Auth requests by outcome per ${health.bucket_seconds / 60} minutes`;
+  const bars: Bar[] = health.buckets.map((bucket) => ({
+    slot: Math.floor((Date.parse(bucket.start) - from) / (health.bucket_seconds * 1000)),
+    values: outcomes.map((outcome) => bucket.auth_requests[outcome]),
+  }));
+  const rows = health.buckets.filter((bucket) =>
+    outcomes.some((outcome) => bucket.auth_requests[outcome] > 0),
+  );
+  const perBucket = h(
+    'table',
+    { class: 'figures', id: 'health-auth-buckets' },
+    h('caption', {}, `Auth requests, per ${health.bucket_seconds / 60} minutes`),
+    headRow(['From', ...outcomes.map((outcome) => outcomeNames[outcome]), 'Median to answer']),
+    h(
+      'tbody',
+      {},
+      ...(rows.length
+        ? rows.map((bucket) =>
+            h(
+              'tr',
+              {},
+              h('th', { scope: 'row' }, new Date(bucket.start).toLocaleString()),
+              ...outcomes.map((outcome) => h('td', {}, String(bucket.auth_requests[outcome]))),
+              h('td', {}, milliseconds(bucket.approval_latency_ms.p50)),
+            ),
+          )
+        : [h('tr', {}, h('td', { colspan: outcomes.length + 2 }, 'No auth requests ended in this range.'))]),
+    ),
+  );
+  return [
+    h('h2', {}, 'Auth requests'),
+    totals,
+    times,
+    legendOf(outcomeSeries),
+    h(
+      'figure',
+      { class: 'chart-figure' },
+      h('figcaption', {}, titled),
+      stackedBars(titled, outcomeSeries, bars, slots, 'health-auth-buckets'),
+    ),
+    h('details', {}, h('summary', {}, 'Auth requests per bucket'), perBucket),
+  ];
+}
+
+function healthFigures(health: Health, range: string): Node[] {
+  const { from, slots } = slotsOf(health);
+  const legend = legendOf(series);
   const totals = h(
     'table',
     { class: 'figures', id: 'health-totals' },

@@ -45,6 +45,14 @@ interface PushFigures {
 const webpushOf = (answer: Answer) =>
   (answer.body?.totals as { pushes: Record<string, PushFigures> }).pushes.webpush as PushFigures;
 
+const authOf = (answer: Answer) => {
+  const totals = answer.body?.totals as {
+    auth_requests: Record<'answered' | 'denied' | 'failed' | 'expired' | 'cancelled', number>;
+    approval_latency_ms: { p50: number | null; p95: number | null };
+  };
+  return { counts: totals.auth_requests, latency: totals.approval_latency_ms };
+};
+
 describe('health', () => {
   it('counts a delivered push in its organization’s health, and in no other organization’s', async () => {
     const auditor = await client.signedIn('auditor', scene.organization.id);
@@ -68,6 +76,55 @@ describe('health', () => {
     expect((after.body?.buckets as unknown[]).length).toBeGreaterThan(0);
     expect(webpushOf(await client.call('GET', '/health', { session: otherAuditor })).sent).toBe(otherBefore);
   }, 30_000);
+
+  it('counts each auth request once it is over, by outcome and with the time to the user’s answer, in its organization alone', async () => {
+    const auditor = await client.signedIn('auditor', scene.organization.id);
+    const otherAuditor = await client.signedIn('auditor', runtime.organizationId);
+    const before = authOf(await client.call('GET', '/health', { session: auditor }));
+    const otherBefore = authOf(await client.call('GET', '/health', { session: otherAuditor }));
+
+    // One user's requests one after another (each ends before the next), counted from the expiry's message even
+    // though the user's device has no push channel.
+    const ttl = 30;
+    const tablet = await scene.linkDevice('bob');
+    const pendingOf = async (id: string) =>
+      until(async () => (await tablet.pending()).find((each) => each.auth_request === id));
+    const approved = await scene.ask({ username: 'bob', ttl });
+    await tablet.answer(await pendingOf(approved.auth_request), { approve: true });
+    const denied = await scene.ask({ username: 'bob', ttl, number_matching: true });
+    await tablet.answer(await pendingOf(denied.auth_request), { approve: false });
+    const cancelled = await scene.ask({ username: 'bob', ttl });
+    expect(
+      (
+        await scene.service.call('DELETE', `/service/v3/auths/${cancelled.auth_request}`, {
+          subject: `svc:${scene.serviceId}`,
+        })
+      ).status,
+    ).toBe(204);
+    await scene.ask({ username: 'bob', ttl });
+
+    const expected = {
+      ...before.counts,
+      answered: before.counts.answered + 1,
+      denied: before.counts.denied + 1,
+      expired: before.counts.expired + 1,
+      cancelled: before.counts.cancelled + 1,
+    };
+    const after = await until(
+      async () => {
+        const now = authOf(await client.call('GET', '/health', { session: auditor }));
+        return now.counts.expired > before.counts.expired && now.counts.answered > before.counts.answered
+          ? now
+          : undefined;
+      },
+      (ttl + 30) * 1000,
+      () => 'the requests were not counted',
+    );
+    expect(after.counts).toEqual(expected);
+    expect(after.latency.p50).toBeGreaterThan(0);
+    expect(after.latency.p95).toBeGreaterThanOrEqual(after.latency.p50 as number);
+    expect(authOf(await client.call('GET', '/health', { session: otherAuditor }))).toEqual(otherBefore);
+  }, 90_000);
 
   it('lets the operator choose the organization; another organization’s id is unknown to its admins', async () => {
     const operator = await client.signedIn('operator', null);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { AuthAnswer, AuthRequest } from '#shared/domain/auth-request';
 import {
   addHistograms,
+  authEnd,
   bucketStart,
   healthBucketSeconds,
   healthRange,
@@ -73,5 +75,74 @@ describe('health buckets and ranges', () => {
     expect((long.to - long.from) / healthBucketSeconds + 1).toBe(maxHealthHours * 12);
     const short = healthRange(now, 0);
     expect((short.to - short.from) / healthBucketSeconds + 1).toBe(12);
+  });
+});
+
+describe('how an auth request that is over counts', () => {
+  const created = Date.UTC(2026, 0, 10, 12, 0, 0);
+  const expiresAt = created / 1000 + 300;
+  const request = (fields: Partial<AuthRequest>): AuthRequest =>
+    ({
+      id: 'a',
+      organizationId: 'o',
+      status: 'PENDING',
+      created: new Date(created).toISOString(),
+      expiresAt,
+      answer: undefined,
+      ...fields,
+    }) as AuthRequest;
+  const answer = (afterSeconds: number, fields: Partial<AuthAnswer> = {}): AuthAnswer => ({
+    deviceId: 'd',
+    authJwe: 'sealed',
+    auth: null,
+    authV1: null,
+    answeredAt: new Date(created + afterSeconds * 1000).toISOString(),
+    ...fields,
+  });
+  const later = (expiresAt + 1) * 1000;
+
+  it('counts nothing while pending, or for a request that lost the create’s race', () => {
+    expect(authEnd(request({}), created + 1000)).toBeUndefined();
+    expect(authEnd(request({ status: 'VOID' }), later)).toBeUndefined();
+  });
+
+  it('counts a sealed answer as answered and a denial the service sees as denied, each with the time to it', () => {
+    expect(authEnd(request({ status: 'ANSWERED', answer: answer(7) }), later)).toEqual({
+      outcome: 'answered',
+      endedAtMs: created + 7000,
+      latencyMs: 7000,
+    });
+    const clear = answer(3, { clearDenial: { denialReason: null, fraud: false } });
+    expect(authEnd(request({ status: 'ANSWERED', answer: clear }), later)).toMatchObject({
+      outcome: 'denied',
+      latencyMs: 3000,
+    });
+    expect(authEnd(request({ status: 'ANSWERED', answer: answer(2, { fraud: true }) }), later)).toMatchObject(
+      {
+        outcome: 'denied',
+        latencyMs: 2000,
+      },
+    );
+  });
+
+  it('counts wrong codes as failed, an expiry at its time and a cancellation when it is seen, none with a latency', () => {
+    expect(
+      authEnd(request({ status: 'ANSWERED', numberMatchFailed: true, answer: answer(9) }), later),
+    ).toEqual({ outcome: 'failed', endedAtMs: created + 9000, latencyMs: undefined });
+    expect(authEnd(request({ status: 'CANCELLED', numberMatchFailed: true }), later)).toEqual({
+      outcome: 'failed',
+      endedAtMs: later,
+      latencyMs: undefined,
+    });
+    expect(authEnd(request({}), later)).toEqual({
+      outcome: 'expired',
+      endedAtMs: expiresAt * 1000,
+      latencyMs: undefined,
+    });
+    expect(authEnd(request({ status: 'CANCELLED' }), later)).toEqual({
+      outcome: 'cancelled',
+      endedAtMs: later,
+      latencyMs: undefined,
+    });
   });
 });
