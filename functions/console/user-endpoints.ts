@@ -10,6 +10,7 @@ import { uuid } from '#shared/http/schemas/common';
 import { consoleStartLinkBody } from '#shared/http/schemas/console-users';
 import { identifier as identifierSchema } from '#shared/http/schemas/users';
 import { getUser } from '#shared/store/users';
+import { overrideDeviceConfirmation } from '#shared/use-cases/confirm-device-link';
 import { consoleDirectoryOrganization } from '#shared/use-cases/console-scope';
 import { liftFraudLock, listLockedUsers } from '#shared/use-cases/directory-settings';
 import { defaultLinkTtlSeconds, listDevices, startDeviceLink, unlinkDevice } from '#shared/use-cases/devices';
@@ -64,7 +65,8 @@ const statusNames: Readonly<Record<number, string>> = {
 
 /**
  * Helpdesk in the console (docs/console.md#users): look a directory user up, and act for them through the signed
- * API's own use cases: unlink a device, start a link, reset TOTP; and lift a fraud lock, as the admin CLI does.
+ * API's own use cases: unlink a device, start a link, reset TOTP; and, as the admin CLI does, lift a fraud lock and
+ * approve a device the user has no other device left to confirm.
  */
 export const userEndpoints: readonly ConsoleEndpoint[] = [
   endpoint({
@@ -163,6 +165,31 @@ export const userEndpoints: readonly ConsoleEndpoint[] = [
       if (!(await liftFraudLock(user.directoryId, user.identifier)))
         throw new ApiError('CON-004', `The user ${clip(user.identifier, idEchoLength)} is not locked`);
       return { status: 204, touched: touched(user) };
+    },
+  }),
+  endpoint({
+    method: 'POST',
+    path: '/directories/{id}/users/{identifier}/devices/{deviceId}/confirm',
+    confirmed: true,
+    needs: 'user-helpdesk',
+    schema: undefined,
+    handle: async ({ session, parameters, now }) => {
+      const user = await consoleUser(session, parameters);
+      const deviceId = parameters.deviceId ?? '';
+      if (!v.is(uuid, deviceId))
+        throw new ApiError('CON-004', `No device ${clip(deviceId, idEchoLength)} of this user`);
+      // The helpdesk vouches for the person, as the operator's `admin device confirm` does.
+      const { outcome } = await overrideDeviceConfirmation(
+        { directoryId: user.directoryId, identifier: user.identifier, deviceId },
+        { console: actingSession(session) },
+        now,
+      );
+      return {
+        status: 200,
+        body: { device_id: deviceId, outcome },
+        targetId: outcome,
+        touched: touched(user, deviceId),
+      };
     },
   }),
   endpoint({
