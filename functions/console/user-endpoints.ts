@@ -89,12 +89,18 @@ export const userEndpoints: readonly ConsoleEndpoint[] = [
         body: {
           directory_id: user.directoryId,
           identifier: user.identifier,
-          devices: devices.map((device) => ({
-            ...device,
-            status_name: statusNames[device.status] ?? 'unknown',
-            // Helpdesk must be able to say why a relinked phone gets no requests yet (the cooling-off).
-            answers_from: atSeconds(stored?.devices.find((one) => one.id === device.id)?.answersFrom, now),
-          })),
+          devices: devices.map((device) => {
+            const entry = stored?.devices.find((one) => one.id === device.id);
+            return {
+              ...device,
+              status_name: statusNames[device.status] ?? 'unknown',
+              // Helpdesk must be able to say why a relinked phone gets no requests yet (the cooling-off), and which
+              // device was linked but waits for a confirmation the user's lost phone cannot give.
+              answers_from: atSeconds(entry?.answersFrom, now),
+              waits_for_confirmation:
+                device.status === DeviceStatus.linkPending && entry?.confirmation !== undefined,
+            };
+          }),
           sessions,
           totp,
           fraud_lock: locks.find((lock) => lock.identifier === user.identifier) ?? null,
