@@ -46,6 +46,20 @@ async function consoleUser(
   return { organizationId, directoryId, identifier };
 }
 
+const noDevice = (deviceId: string) =>
+  new ApiError('CON-004', `No device ${clip(deviceId, idEchoLength)} of this user`);
+
+/** The user a path names and the device id it names, which must at least be a device id. */
+async function consoleUserDevice(
+  session: ConsoleSession | undefined,
+  parameters: Readonly<Record<string, string>>,
+): Promise<{ readonly user: ConsoleUser; readonly deviceId: string }> {
+  const user = await consoleUser(session, parameters);
+  const deviceId = parameters.deviceId ?? '';
+  if (!v.is(uuid, deviceId)) throw noDevice(deviceId);
+  return { user, deviceId };
+}
+
 const touched = (user: ConsoleUser, deviceId?: string) => ({
   organizationId: user.organizationId,
   directoryId: user.directoryId,
@@ -115,12 +129,11 @@ export const userEndpoints: readonly ConsoleEndpoint[] = [
     needs: 'user-helpdesk',
     schema: undefined,
     handle: async ({ session, parameters, now }) => {
-      const user = await consoleUser(session, parameters);
-      const deviceId = parameters.deviceId ?? '';
-      const known =
-        v.is(uuid, deviceId) &&
-        (await listDevices(user.directoryId, user.identifier)).some((device) => device.id === deviceId);
-      if (!known) throw new ApiError('CON-004', `No device ${clip(deviceId, idEchoLength)} of this user`);
+      const { user, deviceId } = await consoleUserDevice(session, parameters);
+      const known = (await listDevices(user.directoryId, user.identifier)).some(
+        (device) => device.id === deviceId,
+      );
+      if (!known) throw noDevice(deviceId);
       await unlinkDevice(user.directoryId, user.identifier, deviceId, now);
       return { status: 204, targetId: deviceId, touched: touched(user, deviceId) };
     },
@@ -180,10 +193,7 @@ export const userEndpoints: readonly ConsoleEndpoint[] = [
     needs: 'user-helpdesk',
     schema: undefined,
     handle: async ({ session, parameters, now }) => {
-      const user = await consoleUser(session, parameters);
-      const deviceId = parameters.deviceId ?? '';
-      if (!v.is(uuid, deviceId))
-        throw new ApiError('CON-004', `No device ${clip(deviceId, idEchoLength)} of this user`);
+      const { user, deviceId } = await consoleUserDevice(session, parameters);
       // The helpdesk vouches for the person, as the operator's `admin device confirm` does.
       const { outcome } = await overrideDeviceConfirmation(
         { directoryId: user.directoryId, identifier: user.identifier, deviceId },
