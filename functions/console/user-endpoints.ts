@@ -10,6 +10,7 @@ import { uuid } from '#shared/http/schemas/common';
 import { consoleStartLinkBody } from '#shared/http/schemas/console-users';
 import { identifier as identifierSchema } from '#shared/http/schemas/users';
 import { getUser } from '#shared/store/users';
+import { overrideDeviceConfirmation } from '#shared/use-cases/confirm-device-link';
 import { consoleDirectoryOrganization } from '#shared/use-cases/console-scope';
 import { liftFraudLock, listLockedUsers } from '#shared/use-cases/directory-settings';
 import { defaultLinkTtlSeconds, listDevices, startDeviceLink, unlinkDevice } from '#shared/use-cases/devices';
@@ -45,6 +46,20 @@ async function consoleUser(
   return { organizationId, directoryId, identifier };
 }
 
+const noDevice = (deviceId: string) =>
+  new ApiError('CON-004', `No device ${clip(deviceId, idEchoLength)} of this user`);
+
+/** The user a path names and the device id it names, which must at least be a device id. */
+async function consoleUserDevice(
+  session: ConsoleSession | undefined,
+  parameters: Readonly<Record<string, string>>,
+): Promise<{ readonly user: ConsoleUser; readonly deviceId: string }> {
+  const user = await consoleUser(session, parameters);
+  const deviceId = parameters.deviceId ?? '';
+  if (!v.is(uuid, deviceId)) throw noDevice(deviceId);
+  return { user, deviceId };
+}
+
 const touched = (user: ConsoleUser, deviceId?: string) => ({
   organizationId: user.organizationId,
   directoryId: user.directoryId,
@@ -64,7 +79,8 @@ const statusNames: Readonly<Record<number, string>> = {
 
 /**
  * Helpdesk in the console (docs/console.md#users): look a directory user up, and act for them through the signed
- * API's own use cases: unlink a device, start a link, reset TOTP; and lift a fraud lock, as the admin CLI does.
+ * API's own use cases: unlink a device, start a link, reset TOTP; and, as the admin CLI does, lift a fraud lock and
+ * approve a device the user has no other device left to confirm.
  */
 export const userEndpoints: readonly ConsoleEndpoint[] = [
   endpoint({
@@ -87,12 +103,18 @@ export const userEndpoints: readonly ConsoleEndpoint[] = [
         body: {
           directory_id: user.directoryId,
           identifier: user.identifier,
-          devices: devices.map((device) => ({
-            ...device,
-            status_name: statusNames[device.status] ?? 'unknown',
-            // Helpdesk must be able to say why a relinked phone gets no requests yet (the cooling-off).
-            answers_from: atSeconds(stored?.devices.find((one) => one.id === device.id)?.answersFrom, now),
-          })),
+          devices: devices.map((device) => {
+            const entry = stored?.devices.find((one) => one.id === device.id);
+            return {
+              ...device,
+              status_name: statusNames[device.status] ?? 'unknown',
+              // Helpdesk must be able to say why a relinked phone gets no requests yet (the cooling-off), and which
+              // device was linked but waits for a confirmation the user's lost phone cannot give.
+              answers_from: atSeconds(entry?.answersFrom, now),
+              waits_for_confirmation:
+                device.status === DeviceStatus.linkPending && entry?.confirmation !== undefined,
+            };
+          }),
           sessions,
           totp,
           fraud_lock: locks.find((lock) => lock.identifier === user.identifier) ?? null,
@@ -107,12 +129,11 @@ export const userEndpoints: readonly ConsoleEndpoint[] = [
     needs: 'user-helpdesk',
     schema: undefined,
     handle: async ({ session, parameters, now }) => {
-      const user = await consoleUser(session, parameters);
-      const deviceId = parameters.deviceId ?? '';
-      const known =
-        v.is(uuid, deviceId) &&
-        (await listDevices(user.directoryId, user.identifier)).some((device) => device.id === deviceId);
-      if (!known) throw new ApiError('CON-004', `No device ${clip(deviceId, idEchoLength)} of this user`);
+      const { user, deviceId } = await consoleUserDevice(session, parameters);
+      const known = (await listDevices(user.directoryId, user.identifier)).some(
+        (device) => device.id === deviceId,
+      );
+      if (!known) throw noDevice(deviceId);
       await unlinkDevice(user.directoryId, user.identifier, deviceId, now);
       return { status: 204, targetId: deviceId, touched: touched(user, deviceId) };
     },
@@ -163,6 +184,28 @@ export const userEndpoints: readonly ConsoleEndpoint[] = [
       if (!(await liftFraudLock(user.directoryId, user.identifier)))
         throw new ApiError('CON-004', `The user ${clip(user.identifier, idEchoLength)} is not locked`);
       return { status: 204, touched: touched(user) };
+    },
+  }),
+  endpoint({
+    method: 'POST',
+    path: '/directories/{id}/users/{identifier}/devices/{deviceId}/confirm',
+    confirmed: true,
+    needs: 'user-helpdesk',
+    schema: undefined,
+    handle: async ({ session, parameters, now }) => {
+      const { user, deviceId } = await consoleUserDevice(session, parameters);
+      // The helpdesk vouches for the person, as the operator's `admin device confirm` does.
+      const { outcome } = await overrideDeviceConfirmation(
+        { directoryId: user.directoryId, identifier: user.identifier, deviceId },
+        { console: actingSession(session) },
+        now,
+      );
+      return {
+        status: 200,
+        body: { device_id: deviceId, outcome },
+        targetId: outcome,
+        touched: touched(user, deviceId),
+      };
     },
   }),
   endpoint({

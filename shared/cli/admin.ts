@@ -572,14 +572,10 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
       if (!values.directory || values.user === undefined || !values.device)
         fail('device confirm needs --directory, --user and --device.');
       publishToTarget();
-      const { confirmDeviceAsOperator } = await import('#shared/use-cases/confirm-device-link');
-      const { outcome } = await confirmDeviceAsOperator(
-        {
-          directoryId: values.directory,
-          identifier: values.user,
-          deviceId: values.device,
-          operator: operatorName(),
-        },
+      const { overrideDeviceConfirmation } = await import('#shared/use-cases/confirm-device-link');
+      const { outcome } = await overrideDeviceConfirmation(
+        { directoryId: values.directory, identifier: values.user, deviceId: values.device },
+        { operator: operatorName() },
         new Date(),
       );
       return { directory_id: values.directory, identifier: values.user, device_id: values.device, outcome };

@@ -1,10 +1,19 @@
 import { recordOperatorAction } from '#shared/audit/operator-action-record';
 import { deviceLinked } from '#shared/domain/subject';
 import { DeviceStatus, type PendingConfirmation, type UserKey } from '#shared/domain/user';
+import { sameOrganization } from '#shared/domain/console-permissions';
+import type { ConsoleSession } from '#shared/domain/console-session';
+import { clip, idEchoLength } from '#shared/echo';
 import { ApiError, forbidden, notFound } from '#shared/errors';
 import { publishEvent } from '#shared/events/publish';
 import type { Entity } from '#shared/protocol/entity';
-import { deleteEntityHead, getHead, type HeadItem, setDeviceHeadStatus } from '#shared/store/heads';
+import {
+  deleteEntityHead,
+  getHead,
+  type HeadItem,
+  ownershipOf,
+  setDeviceHeadStatus,
+} from '#shared/store/heads';
 import {
   confirmPendingDevice,
   getUser,
@@ -47,16 +56,31 @@ export async function answerLinkRequest(
 }
 
 /**
- * The operator's override (`admin device confirm`), for a user who lost the phone that would confirm: a device waiting
- * for confirmation is linked, even after its window, and a device cooling off may answer at once. Audited.
+ * Who overrides a device confirmation: the operator at the admin CLI (`admin-cli:<account>`), whose command no
+ * pipeline records, so the override records it; or a console admin, whose request the console pipeline records (the
+ * admin, role and session), with the outcome as its target.
  */
-export async function confirmDeviceAsOperator(
-  input: { directoryId: string; identifier: string; deviceId: string; operator: string },
+export type ConfirmationOverrider =
+  | { readonly operator: string }
+  | { readonly console: Pick<ConsoleSession, 'adminId' | 'role' | 'organizationId'> };
+
+/**
+ * The override of the device confirmation, for a user who lost the phone that would confirm (`admin device confirm`,
+ * the console's helpdesk): a device waiting for confirmation is linked, even after its window, and a device cooling
+ * off may answer at once. Audited. A device that does neither is HTTP-404.
+ */
+export async function overrideDeviceConfirmation(
+  input: { directoryId: string; identifier: string; deviceId: string },
+  by: ConfirmationOverrider,
   now: Date,
 ): Promise<{ readonly outcome: 'confirmed' | 'cooling-off-ended' }> {
   const head = await getHead({ type: 'dir', id: input.directoryId });
-  if (typeof head?.organizationId !== 'string') throw new Error(`There is no directory ${input.directoryId}`);
-  const organizationId = head.organizationId;
+  const organizationId = ownershipOf(head)?.organizationId;
+  if (organizationId === undefined)
+    throw notFound(`There is no directory ${clip(input.directoryId, idEchoLength)}`);
+  // A console admin never reaches another organization's directory: it reads as a missing one.
+  if ('console' in by && !sameOrganization(by.console, organizationId))
+    throw new ApiError('CON-004', `No directory ${clip(input.directoryId, idEchoLength)}`);
   const key = { directoryId: input.directoryId, identifier: input.identifier };
   const entry = (await getUser(key))?.devices.find((candidate) => candidate.id === input.deviceId);
   const nowSeconds = Math.floor(now.getTime() / 1000);
@@ -72,22 +96,23 @@ export async function confirmDeviceAsOperator(
   ) {
     outcome = 'cooling-off-ended';
   } else {
-    throw new Error(
-      `The device ${input.deviceId} of ${input.identifier} neither waits for confirmation nor cools off`,
+    throw notFound(
+      `The device ${clip(input.deviceId, idEchoLength)} of this user neither waits for confirmation nor cools off`,
     );
   }
-  await recordOperatorAction(
-    {
-      organizationId,
-      actor: input.operator,
-      operation: 'admin device confirm',
-      directoryId: input.directoryId,
-      user: input.identifier,
-      deviceId: input.deviceId,
-      target: outcome,
-    },
-    now,
-  );
+  if ('operator' in by)
+    await recordOperatorAction(
+      {
+        organizationId,
+        actor: by.operator,
+        operation: 'admin device confirm',
+        directoryId: input.directoryId,
+        user: input.identifier,
+        deviceId: input.deviceId,
+        target: outcome,
+      },
+      now,
+    );
   return { outcome };
 }
 

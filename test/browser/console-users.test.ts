@@ -26,27 +26,32 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => scene?.close());
 
-/** The user's first device, named with markup, linked as the application's own app would. */
-async function linkFirstDevice(): Promise<Authenticator> {
+/**
+ * A device linked as the application's own app would: the user's first (by default named with markup), or a further
+ * one, which waits for the user's linked device to confirm it.
+ */
+async function linkDevice(who = identifier, name = hostileName): Promise<Authenticator> {
   const started = await tenant.organization.client.call<{ code: string }>('POST', '/directory/v3/devices', {
     ...asDirectory(),
-    body: { identifier },
+    body: { identifier: who },
   });
   const state = await linkAuthenticator({
     baseUrl: scene.runtime.baseUrl,
     sdkKey: tenant.sdkKey,
     code: started.body?.code as string,
-    name: hostileName,
+    name,
   });
   return new Authenticator(state);
 }
 
 /** The user's devices as the application lists them with its own key. */
-async function signedDeviceList(): Promise<{ id: string; name: string | null; status: number }[]> {
+async function signedDeviceList(
+  who = identifier,
+): Promise<{ id: string; name: string | null; status: number }[]> {
   const listed = await tenant.organization.client.call<{ id: string; name: string | null; status: number }[]>(
     'POST',
     '/directory/v3/devices/list',
-    { ...asDirectory(), body: { identifier } },
+    { ...asDirectory(), body: { identifier: who } },
   );
   return listed.body ?? [];
 }
@@ -65,7 +70,7 @@ async function findUser(page: Page, wanted: string, problems: string[]): Promise
 
 describe('the console’s users section in a real browser', () => {
   it('lets helpdesk recover a user who lost their phone: unlink it, link a new one, all on the audit trail', async () => {
-    const phone = await linkFirstDevice();
+    const phone = await linkDevice();
     await tenant.organization.client.call('POST', '/directory/v3/totp', {
       ...asDirectory(),
       body: { identifier },
@@ -194,6 +199,13 @@ describe('the console’s users section in a real browser', () => {
     expect((await signedDeviceList()).map((device) => [device.name, device.status])).toEqual([
       ['New phone', 1],
     ]);
+    // Helpdesk, who knows the person, lets the new phone answer at once, after a question saying what that means.
+    await click(page, 'Let it answer now');
+    await shows(page, `Let “New phone” answer for ${identifier} now?`, problems);
+    await shows(page, 'you vouch for them', problems);
+    await click(page, 'Let “New phone” answer now');
+    await shows(page, '“New phone” answers now.', problems);
+    await page.waitForFunction(() => !document.body.innerText.includes('Cooling off'), { timeout: 15_000 });
 
     // The audit trail names the helpdesk admin, their role and session on the unlink.
     const records = await scene.store.consoleRecords(tenant.organization.id, since);
@@ -216,10 +228,60 @@ describe('the console’s users section in a real browser', () => {
         'POST /console/api/directories/{id}/users/{identifier}/links',
       ]),
     );
+    expect(
+      records.find(
+        (record) =>
+          record.operation ===
+          'POST /console/api/directories/{id}/users/{identifier}/devices/{deviceId}/confirm',
+      ),
+    ).toMatchObject({ actor_id: `console:${me.admin_id}`, user: identifier, target_id: 'cooling-off-ended' });
     expect(problems.filter((each) => !each.includes('status of 404'))).toEqual([]);
     expect(cspViolations).toEqual([]);
     await page.close();
   }, 240_000);
+
+  it('lets helpdesk approve a device that waits for the confirmation of a phone the user lost', async () => {
+    const who = `new-phone-${randomBytes(4).toString('hex')}`;
+    await linkDevice(who, 'Lost phone');
+    const waiting = await linkDevice(who, 'Replacement');
+    expect(await waiting.linkState()).toMatchObject({ status: 'awaiting-confirmation' });
+    const { page, problems, cspViolations } = await scene.signedInPage('helpdesk', tenant.organization.id);
+    problems.length = 0;
+    await page.goto(`${scene.origin}/console/#users/${tenant.directoryId}/${encodeURIComponent(who)}`, {
+      waitUntil: 'load',
+    });
+    const row = `tr[data-device="${waiting.state.deviceId}"]`;
+    await page.waitForSelector(row, { timeout: 15_000 });
+    await shows(page, 'Waits for the user’s other device to confirm it', problems);
+
+    await click(page, 'Approve this device');
+    await shows(page, `Approve “Replacement” for ${who}?`, problems);
+    await shows(
+      page,
+      `Do this only when you know the person asking is ${who}: you vouch for them.`,
+      problems,
+    );
+    await expectAccessible(page, 'device approval');
+    await screenshot(page, 'console-user-approve-device');
+    await click(page, 'Approve “Replacement”');
+    await shows(page, '“Replacement” is linked.', problems);
+    await page.waitForFunction(
+      (selector) => {
+        const shown = document.querySelector(selector)?.textContent ?? '';
+        return shown.includes('Linked') && !shown.includes('Waits for');
+      },
+      { timeout: 15_000 },
+      row,
+    );
+    expect(await page.$(`${row} button.primary`)).toBeNull();
+    expect((await signedDeviceList(who)).find((device) => device.id === waiting.state.deviceId)?.status).toBe(
+      1,
+    );
+    expect(await waiting.linkState()).not.toMatchObject({ status: 'awaiting-confirmation' });
+    expect(problems).toEqual([]);
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  }, 180_000);
 
   it('shows an auditor the user, with nothing to act with', async () => {
     const { page, problems, cspViolations } = await scene.signedInPage('auditor', tenant.organization.id);

@@ -1,6 +1,7 @@
-import { h, notice } from '../authenticator/dom.ts';
+import { h } from '../authenticator/dom.ts';
 import { call, type SessionView } from './api.ts';
 import type { Screen } from './screen.ts';
+import { confirmStep } from './confirm-step.ts';
 import { refused, type Section } from './section.ts';
 import { roleNames } from './words.ts';
 
@@ -72,39 +73,7 @@ function renderAdmins(screen: Screen, session: SessionView): void {
     }
   };
 
-  /** Does `act` once the person confirms, says how it went, and reads the list again. */
-  const confirmThen = (question: string, label: string, done: string, act: () => Promise<unknown>) => {
-    const yes = h('button', { type: 'button', class: 'danger' }, label);
-    const no = h('button', { type: 'button' }, 'Cancel');
-    const asked = h('p', { tabindex: -1 }, question);
-    no.addEventListener('click', () => confirmation.replaceChildren());
-    yes.addEventListener('click', () => {
-      yes.disabled = true;
-      no.disabled = true;
-      screen.notes.replaceChildren();
-      act().then(
-        async () => {
-          if (!screen.current()) return;
-          confirmation.replaceChildren();
-          screen.notes.replaceChildren(notice(done, 'success'));
-          await read();
-        },
-        (error: unknown) => {
-          confirmation.replaceChildren();
-          refused(screen, error);
-        },
-      );
-    });
-    confirmation.replaceChildren(
-      h(
-        'div',
-        { class: 'panel confirm', role: 'group', 'aria-label': 'Confirm' },
-        asked,
-        h('div', { class: 'actions' }, yes, no),
-      ),
-    );
-    asked.focus();
-  };
+  const confirmThen = confirmStep(screen, confirmation, read);
 
   /** Recovery of an admin who lost their authenticator: it is unlinked, and they link a new one at next sign-in. */
   const resetButton = (admin: Admin): HTMLElement => {
@@ -130,21 +99,21 @@ function renderAdmins(screen: Screen, session: SessionView): void {
     change.addEventListener('click', () => {
       const role = select.value;
       const self = admin.id === session.admin_id ? ' You are signed out after it.' : '';
-      confirmThen(
-        `Change the role of ${admin.name} from ${roleName(admin.role)} to ${roleName(role)}? Their sessions end.${self}`,
-        `Make ${admin.name} ${roleName(role)}`,
-        `${admin.name} is now ${roleName(role)}.`,
-        () => call('PATCH', `admins/${encodeURIComponent(admin.id)}`, { role }),
-      );
+      confirmThen({
+        question: `Change the role of ${admin.name} from ${roleName(admin.role)} to ${roleName(role)}? Their sessions end.${self}`,
+        label: `Make ${admin.name} ${roleName(role)}`,
+        done: `${admin.name} is now ${roleName(role)}.`,
+        act: () => call('PATCH', `admins/${encodeURIComponent(admin.id)}`, { role }),
+      });
     });
     const remove = h('button', { type: 'button', class: 'danger' }, 'Remove');
     remove.addEventListener('click', () =>
-      confirmThen(
-        `Remove ${admin.name}? Their sessions end and their passkey signs nobody in.`,
-        `Remove ${admin.name}`,
-        `${admin.name} was removed.`,
-        () => call('DELETE', `admins/${encodeURIComponent(admin.id)}`),
-      ),
+      confirmThen({
+        question: `Remove ${admin.name}? Their sessions end and their passkey signs nobody in.`,
+        label: `Remove ${admin.name}`,
+        done: `${admin.name} was removed.`,
+        act: () => call('DELETE', `admins/${encodeURIComponent(admin.id)}`),
+      }),
     );
     const isSelf = admin.id === session.admin_id;
     return h(

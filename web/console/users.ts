@@ -1,4 +1,5 @@
 import { h, notice } from '../authenticator/dom.ts';
+import { confirmStep } from './confirm-step.ts';
 import { call, ConsoleApiError, type SessionView } from './api.ts';
 import type { Screen } from './screen.ts';
 import { may, refused, type Section } from './section.ts';
@@ -19,6 +20,8 @@ interface Device {
   readonly updated: string;
   /** While a device linked after an unlink cools off: when it gets requests. */
   readonly answers_from: string | null;
+  /** A further device, linked, that waits for one of the user's devices to confirm it. */
+  readonly waits_for_confirmation: boolean;
 }
 
 interface User {
@@ -174,38 +177,7 @@ function showUser(screen: Screen, session: SessionView, result: HTMLElement, use
   const confirmation = h('div', { class: 'confirmation' });
   const linked = h('div', { class: 'new-link' });
 
-  /** Does `act` once the person confirms, says how it went, and reads the user again. */
-  const confirmThen = (question: string, label: string, done: string, act: () => Promise<unknown>) => {
-    const yes = h('button', { type: 'button', class: 'danger' }, label);
-    const no = h('button', { type: 'button' }, 'Cancel');
-    const asked = h('p', { tabindex: -1 }, question);
-    no.addEventListener('click', () => confirmation.replaceChildren());
-    yes.addEventListener('click', () => {
-      yes.disabled = true;
-      no.disabled = true;
-      act().then(
-        async () => {
-          if (!screen.current()) return;
-          confirmation.replaceChildren();
-          screen.notes.replaceChildren(notice(done, 'success'));
-          await again();
-        },
-        (error: unknown) => {
-          confirmation.replaceChildren();
-          refused(screen, error);
-        },
-      );
-    });
-    confirmation.replaceChildren(
-      h(
-        'div',
-        { class: 'panel confirm', role: 'group', 'aria-label': 'Confirm' },
-        asked,
-        h('div', { class: 'actions' }, yes, no),
-      ),
-    );
-    asked.focus();
-  };
+  const confirmThen = confirmStep(screen, confirmation, again);
 
   const refresh = h('button', { type: 'button' }, 'Read again');
   refresh.addEventListener('click', () => void again());
@@ -234,14 +206,17 @@ function showUser(screen: Screen, session: SessionView, result: HTMLElement, use
   }
 
   const devices = user.devices.length
-    ? devicesTable(user, helpdesk, (device) => {
-        const name = deviceName(device);
-        confirmThen(
-          `Unlink “${name}” from ${user.identifier}? It can no longer answer, and the device is told.`,
-          `Unlink “${name}”`,
-          `“${name}” was unlinked.`,
-          () => call('DELETE', `${path}/devices/${encodeURIComponent(device.id)}`),
-        );
+    ? devicesTable(user, helpdesk, {
+        unlink: (device) => {
+          const name = deviceName(device);
+          confirmThen({
+            question: `Unlink “${name}” from ${user.identifier}? It can no longer answer, and the device is told.`,
+            label: `Unlink “${name}”`,
+            done: `“${name}” was unlinked.`,
+            act: () => call('DELETE', `${path}/devices/${encodeURIComponent(device.id)}`),
+          });
+        },
+        approve: (device) => confirmThen(approval(user, device, path)),
       })
     : h('p', { class: 'muted' }, 'No devices.');
 
@@ -263,12 +238,12 @@ function showUser(screen: Screen, session: SessionView, result: HTMLElement, use
   if (helpdesk && user.totp.configured) {
     const reset = h('button', { type: 'button' }, 'Reset TOTP');
     reset.addEventListener('click', () =>
-      confirmThen(
-        `Reset TOTP for ${user.identifier}? The secret is removed; the application enrols the user again.`,
-        'Reset TOTP now',
-        'TOTP was reset.',
-        () => call('DELETE', `${path}/totp`),
-      ),
+      confirmThen({
+        question: `Reset TOTP for ${user.identifier}? The secret is removed; the application enrols the user again.`,
+        label: 'Reset TOTP now',
+        done: 'TOTP was reset.',
+        act: () => call('DELETE', `${path}/totp`),
+      }),
     );
     totpSection.append(h('div', { class: 'actions' }, reset));
   }
@@ -283,12 +258,12 @@ function showUser(screen: Screen, session: SessionView, result: HTMLElement, use
   if (helpdesk && lock) {
     const clear = h('button', { type: 'button' }, 'Clear the fraud lock');
     clear.addEventListener('click', () =>
-      confirmThen(
-        `Clear the fraud lock of ${user.identifier}? Auth requests reach the user’s devices again at once.`,
-        'Clear the lock now',
-        'The fraud lock was cleared.',
-        () => call('DELETE', `${path}/fraud-lock`),
-      ),
+      confirmThen({
+        question: `Clear the fraud lock of ${user.identifier}? Auth requests reach the user’s devices again at once.`,
+        label: 'Clear the lock now',
+        done: 'The fraud lock was cleared.',
+        act: () => call('DELETE', `${path}/fraud-lock`),
+      }),
     );
     lockSection.append(h('div', { class: 'actions' }, clear));
   }
@@ -336,7 +311,35 @@ const statusWords: Readonly<Record<Device['status_name'], string>> = {
   unknown: 'Unknown',
 };
 
-function devicesTable(user: User, helpdesk: boolean, unlink: (device: Device) => void): HTMLElement {
+/** What a role that acts for users may do to a device from its row. */
+interface DeviceActions {
+  readonly unlink: (device: Device) => void;
+  /** For a device waiting for confirmation or cooling off: the helpdesk vouches for the person. */
+  readonly approve: (device: Device) => void;
+}
+
+/** Whether helpdesk may approve a device: it waits for a confirmation, or cools off, and nothing else will end it. */
+const approvable = (device: Device) => device.waits_for_confirmation || device.answers_from !== null;
+
+/**
+ * The question before helpdesk vouches for a device: which device, and what it then may do. Only for a person helpdesk
+ * knows to be the user: whoever holds the device answers for them.
+ */
+function approval(user: User, device: Device, path: string) {
+  const name = deviceName(device);
+  const waits = device.waits_for_confirmation;
+  return {
+    question: waits
+      ? `Approve “${name}” for ${user.identifier}? It is linked at once and answers their auth requests, as if their other device had confirmed it. Do this only when you know the person asking is ${user.identifier}: you vouch for them.`
+      : `Let “${name}” answer for ${user.identifier} now? Its cooling-off ends and it gets their auth requests at once. Do this only when you know the person asking is ${user.identifier}: you vouch for them.`,
+    label: waits ? `Approve “${name}”` : `Let “${name}” answer now`,
+    done: waits ? `“${name}” is linked.` : `“${name}” answers now.`,
+    act: () => call('POST', `${path}/devices/${encodeURIComponent(device.id)}/confirm`),
+    tone: 'primary' as const,
+  };
+}
+
+function devicesTable(user: User, helpdesk: boolean, actions: DeviceActions): HTMLElement {
   const heads = ['Name', 'Type', 'Status', 'Linked', ...(helpdesk ? ['Action'] : [])];
   return h(
     'table',
@@ -348,6 +351,11 @@ function devicesTable(user: User, helpdesk: boolean, unlink: (device: Device) =>
       {},
       ...user.devices.map((device) => {
         const status = h('td', {}, statusWords[device.status_name] ?? device.status_name);
+        if (device.waits_for_confirmation)
+          status.append(
+            h('br'),
+            h('span', { class: 'muted' }, 'Waits for the user’s other device to confirm it'),
+          );
         if (device.answers_from)
           status.append(
             h('br'),
@@ -369,9 +377,20 @@ function devicesTable(user: User, helpdesk: boolean, unlink: (device: Device) =>
           ),
         );
         if (helpdesk) {
-          const button = h('button', { type: 'button' }, `Unlink “${deviceName(device)}”`);
-          button.addEventListener('click', () => unlink(device));
-          row.append(h('td', {}, button));
+          const buttons = h('div', { class: 'device-actions' });
+          if (approvable(device)) {
+            const approve = h(
+              'button',
+              { type: 'button', class: 'primary' },
+              device.waits_for_confirmation ? 'Approve this device' : 'Let it answer now',
+            );
+            approve.addEventListener('click', () => actions.approve(device));
+            buttons.append(approve);
+          }
+          const unlink = h('button', { type: 'button' }, `Unlink “${deviceName(device)}”`);
+          unlink.addEventListener('click', () => actions.unlink(device));
+          buttons.append(unlink);
+          row.append(h('td', {}, buttons));
         }
         return row;
       }),

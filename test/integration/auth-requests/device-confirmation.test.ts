@@ -80,9 +80,10 @@ async function settings(changes: { deviceConfirmation?: 'on' | 'off'; coolingOff
 }
 
 async function operatorConfirms(identifier: string, device: Authenticator) {
-  const { confirmDeviceAsOperator } = await import('#shared/use-cases/confirm-device-link');
-  return confirmDeviceAsOperator(
-    { directoryId: scene.directoryId, identifier, deviceId: device.state.deviceId, operator: 'test' },
+  const { overrideDeviceConfirmation } = await import('#shared/use-cases/confirm-device-link');
+  return overrideDeviceConfirmation(
+    { directoryId: scene.directoryId, identifier, deviceId: device.state.deviceId },
+    { operator: 'test' },
     new Date(),
   );
 }
