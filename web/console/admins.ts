@@ -1,6 +1,7 @@
 import { h, notice } from '../authenticator/dom.ts';
 import { call, type SessionView } from './api.ts';
 import type { Screen } from './screen.ts';
+import { chosenOrganization, organizationChooser } from './organization-choice.ts';
 import { refused, type Section } from './section.ts';
 import { roleNames } from './words.ts';
 
@@ -28,12 +29,14 @@ interface Admins {
   readonly invites: readonly Invite[];
 }
 
-/** The roles an owner gives in their organization (only the operator makes operators). */
-const roles = ['owner', 'admin', 'helpdesk', 'auditor'] as const;
+/** The roles an owner gives in their organization; the operator, with no organization chosen, makes operators. */
+const organizationRoles = ['owner', 'admin', 'helpdesk', 'auditor'] as const;
+const deploymentRoles = ['operator'] as const;
 
 /**
  * Admin management (docs/console.md#admin-management): the organization's admins and pending invites, an invite by
- * role (its address shown once), a role change and a removal, each after a confirmation naming the person.
+ * role (its address shown once), a role change and a removal, each after a confirmation naming the person. The
+ * operator chooses the organization (`#admins?organization_id=<id>`), or none for the deployment's operators.
  */
 export const adminsSection: Section = {
   id: 'admins',
@@ -57,6 +60,10 @@ function when(iso: string | null): HTMLElement | string {
 const roleName = (role: string) => roleNames[role] ?? role;
 
 function renderAdmins(screen: Screen, session: SessionView): void {
+  const organizationId = chosenOrganization(session);
+  // The operator's own organization is none: naming it would be refused, so only a chosen one is named.
+  const named = session.organization_id === null ? organizationId : undefined;
+  const roles = session.organization_id === null && !named ? deploymentRoles : organizationRoles;
   // The invite's address and the question before a change stay while the list is read again.
   const invited = h('div', { class: 'admin-invited' });
   const confirmation = h('div', { class: 'admin-confirmation' });
@@ -64,7 +71,10 @@ function renderAdmins(screen: Screen, session: SessionView): void {
 
   const read = async (): Promise<void> => {
     try {
-      const answer = await call<Admins>('GET', 'admins');
+      const answer = await call<Admins>(
+        'GET',
+        named ? `admins?${new URLSearchParams({ organization_id: named })}` : 'admins',
+      );
       if (screen.current()) showList(answer);
     } catch (error) {
       refused(screen, error);
@@ -175,7 +185,9 @@ function renderAdmins(screen: Screen, session: SessionView): void {
   const role = h(
     'select',
     { id: 'invite-role', name: 'role' },
-    ...roles.map((each) => h('option', { value: each, selected: each === 'admin' }, roleName(each))),
+    ...roles.map((each) =>
+      h('option', { value: each, selected: each === 'admin' || roles.length === 1 }, roleName(each)),
+    ),
   );
   const inviteForm = h(
     'form',
@@ -188,6 +200,7 @@ function renderAdmins(screen: Screen, session: SessionView): void {
     screen.notes.replaceChildren();
     call<{ url: string; expires_at: string; role: string }>('POST', 'admins/invites', {
       role: role.value,
+      ...(named ? { organization_id: named } : {}),
     }).then(
       async (made) => {
         if (!screen.current()) return;
@@ -202,6 +215,7 @@ function renderAdmins(screen: Screen, session: SessionView): void {
   again.addEventListener('click', () => void read());
   screen.body.append(
     h('h2', {}, 'Admins'),
+    organizationChooser(session, '#admins', 'The deployment’s operators') ?? '',
     inviteForm,
     invited,
     h('div', { class: 'actions' }, again),
