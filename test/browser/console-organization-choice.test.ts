@@ -21,6 +21,8 @@ describe('the operator’s organization chooser in a real browser', () => {
     const stamp = Date.now();
     const { organization: first } = await scene.store.organization(`Chooser first ${stamp}`);
     const { organization: second } = await scene.store.organization(`Chooser second ${stamp}`);
+    const directoryName = `Chooser directory ${stamp}`;
+    const directoryId = await scene.store.directory(second.id, directoryName);
     const firstOwner = await scene.signedInPage('owner', first.id, 'Frida First');
     await firstOwner.page.close();
     const secondOwner = await scene.signedInPage('owner', second.id, 'Sami Second');
@@ -68,6 +70,27 @@ describe('the operator’s organization chooser in a real browser', () => {
       { timeout: 15_000 },
     );
     expect(await names()).toEqual(['Frida First']);
+
+    // The same chooser on the Services and Keys pages: nothing until an organization is chosen, then its directory.
+    await page.locator('nav.sections ::-p-aria(Services)').click();
+    await shows(page, 'Choose an organization to see its services.', problems);
+    await page.waitForSelector(`#organization-choice option[value="${second.id}"]`, { timeout: 15_000 });
+    await page.select('#organization-choice', second.id);
+    await shows(page, `Directory ${directoryName}`, problems);
+    await shows(page, 'The organization itself', problems);
+    expect(await page.evaluate(() => location.hash)).toBe(`#services?organization_id=${second.id}`);
+    await page.locator('nav.sections ::-p-aria(Keys)').click();
+    await shows(page, 'Choose an organization first', problems);
+    await page.waitForSelector(`#organization-choice option[value="${second.id}"]`, { timeout: 15_000 });
+    await page.select('#organization-choice', second.id);
+    await page.waitForSelector(`#key-owner option[value="directories/${directoryId}"]`, { timeout: 15_000 });
+    await page.select('#key-owner', `organizations/${second.id}`);
+    await page.waitForFunction(
+      (id) => location.hash === `#keys/organizations/${id}?organization_id=${id}`,
+      { timeout: 15_000 },
+      second.id,
+    );
+    await expectAccessible(page, 'keys of a chosen organization');
 
     expect(problems).toEqual([]);
     expect(cspViolations).toEqual([]);
