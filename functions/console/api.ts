@@ -21,6 +21,7 @@ import { approvalEndpoints } from '#functions/console/approval-endpoints';
 import { confirmationEndpoints } from '#functions/console/confirmation-endpoints';
 import { healthEndpoints } from '#functions/console/health-endpoints';
 import { deadLetterEndpoints } from '#functions/console/dead-letter-endpoints';
+import { organizationEndpoints } from '#functions/console/organization-endpoints';
 import { consoleDirectories, consoleDirectory } from '#shared/use-cases/console-directories';
 import { enrol, enrolmentOptions, signInOptions } from '#shared/use-cases/console-passkeys';
 import { signIn, signOut } from '#shared/use-cases/console-sessions';
@@ -145,6 +146,7 @@ export const consoleEndpoints: readonly ConsoleEndpoint[] = [
   ...healthEndpoints,
   ...adminEndpoints,
   ...deadLetterEndpoints,
+  ...organizationEndpoints,
 ];
 
 /** Who is signed in, as the console's pages show it, with the CSRF token they send back on every change. */

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Organization } from '#shared/domain/organization';
 import { dynamo, queryAll, tableName } from '#shared/store/dynamo';
 import { organizationKey, organizationListingKey, organizationListPartition } from '#shared/store/keys';
@@ -37,6 +37,24 @@ export async function listOrganizations(): Promise<Organization[]> {
     ExpressionAttributeValues: { ':pk': organizationListPartition },
   });
   return items.map(toOrganization);
+}
+
+/**
+ * At most `limit` organizations in id order, one read of the listing partition, and whether there are more: a bounded
+ * list for a request path, where `listOrganizations` reads them all.
+ */
+export async function listSomeOrganizations(
+  limit: number,
+): Promise<{ organizations: Organization[]; more: boolean }> {
+  const { Items = [], LastEvaluatedKey } = await dynamo.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': organizationListPartition },
+      Limit: limit,
+    }),
+  );
+  return { organizations: Items.map(toOrganization), more: LastEvaluatedKey !== undefined };
 }
 
 function toOrganization(item: Record<string, unknown>): Organization {

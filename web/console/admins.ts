@@ -2,6 +2,7 @@ import { h } from '../authenticator/dom.ts';
 import { call, type SessionView } from './api.ts';
 import type { Screen } from './screen.ts';
 import { confirmStep } from './confirm-step.ts';
+import { chosenOrganization, organizationChooser } from './organization-choice.ts';
 import { refused, type Section } from './section.ts';
 import { roleNames } from './words.ts';
 
@@ -29,13 +30,15 @@ interface Admins {
   readonly invites: readonly Invite[];
 }
 
-/** The roles an owner gives in their organization (only the operator makes operators). */
-const roles = ['owner', 'admin', 'helpdesk', 'auditor'] as const;
+/** The roles an owner gives in their organization; the operator, with no organization chosen, makes operators. */
+const organizationRoles = ['owner', 'admin', 'helpdesk', 'auditor'] as const;
+const deploymentRoles = ['operator'] as const;
 
 /**
  * Admin management (docs/console.md#admin-management): the organization's admins and pending invites, an invite by
  * role (its address shown once), a role change, a removal and a reset of another admin's authenticator, each after a
- * confirmation naming the person.
+ * confirmation naming the person. The operator chooses the organization (`#admins?organization_id=<id>`), or none for
+ * the deployment's operators.
  */
 export const adminsSection: Section = {
   id: 'admins',
@@ -59,6 +62,10 @@ function when(iso: string | null): HTMLElement | string {
 const roleName = (role: string) => roleNames[role] ?? role;
 
 function renderAdmins(screen: Screen, session: SessionView): void {
+  const organizationId = chosenOrganization(session);
+  // The operator's own organization is none: naming it would be refused, so only a chosen one is named.
+  const named = session.organization_id === null ? organizationId : undefined;
+  const roles = session.organization_id === null && !named ? deploymentRoles : organizationRoles;
   // The invite's address and the question before a change stay while the list is read again.
   const invited = h('div', { class: 'admin-invited' });
   const confirmation = h('div', { class: 'admin-confirmation' });
@@ -66,7 +73,10 @@ function renderAdmins(screen: Screen, session: SessionView): void {
 
   const read = async (): Promise<void> => {
     try {
-      const answer = await call<Admins>('GET', 'admins');
+      const answer = await call<Admins>(
+        'GET',
+        named ? `admins?${new URLSearchParams({ organization_id: named })}` : 'admins',
+      );
       if (screen.current()) showList(answer);
     } catch (error) {
       refused(screen, error);
@@ -79,12 +89,12 @@ function renderAdmins(screen: Screen, session: SessionView): void {
   const resetButton = (admin: Admin): HTMLElement => {
     const reset = h('button', { type: 'button' }, 'Reset authenticator');
     reset.addEventListener('click', () =>
-      confirmThen(
-        `Reset the authenticator of ${admin.name}? It no longer approves their sign-ins, their sessions end, and their next sign-in with their passkey links a new one. Do it only once you are sure you are dealing with ${admin.name}.`,
-        `Reset the authenticator of ${admin.name}`,
-        `The authenticator of ${admin.name} was reset: they link a new one at their next sign-in.`,
-        () => call('POST', `admins/${encodeURIComponent(admin.id)}/authenticator/reset`),
-      ),
+      confirmThen({
+        question: `Reset the authenticator of ${admin.name}? It no longer approves their sign-ins, their sessions end, and their next sign-in with their passkey links a new one. Do it only once you are sure you are dealing with ${admin.name}.`,
+        label: `Reset the authenticator of ${admin.name}`,
+        done: `The authenticator of ${admin.name} was reset: they link a new one at their next sign-in.`,
+        act: () => call('POST', `admins/${encodeURIComponent(admin.id)}/authenticator/reset`),
+      }),
     );
     return reset;
   };
@@ -170,7 +180,9 @@ function renderAdmins(screen: Screen, session: SessionView): void {
   const role = h(
     'select',
     { id: 'invite-role', name: 'role' },
-    ...roles.map((each) => h('option', { value: each, selected: each === 'admin' }, roleName(each))),
+    ...roles.map((each) =>
+      h('option', { value: each, selected: each === 'admin' || roles.length === 1 }, roleName(each)),
+    ),
   );
   const inviteForm = h(
     'form',
@@ -183,6 +195,7 @@ function renderAdmins(screen: Screen, session: SessionView): void {
     screen.notes.replaceChildren();
     call<{ url: string; expires_at: string; role: string }>('POST', 'admins/invites', {
       role: role.value,
+      ...(named ? { organization_id: named } : {}),
     }).then(
       async (made) => {
         if (!screen.current()) return;
@@ -197,6 +210,7 @@ function renderAdmins(screen: Screen, session: SessionView): void {
   again.addEventListener('click', () => void read());
   screen.body.append(
     h('h2', {}, 'Admins'),
+    organizationChooser(session, '#admins', 'The deployment’s operators') ?? '',
     inviteForm,
     invited,
     h('div', { class: 'actions' }, again),

@@ -2,6 +2,7 @@ import { h, notice } from '../authenticator/dom.ts';
 import { ConsoleApiError, call, type SessionView } from './api.ts';
 import { generateKeyPair, privateKeyDownload } from './key-pair.ts';
 import type { Screen } from './screen.ts';
+import { chosenOrganization, organizationChooser, withOrganization } from './organization-choice.ts';
 import { may, refused, type Section } from './section.ts';
 
 /** Whose keys: the path's level (`organizations`, `directories`, `services`) and the id. */
@@ -49,23 +50,33 @@ const mayWrite = (session: SessionView, level: Level) =>
 function renderKeys(screen: Screen, session: SessionView, path: readonly string[]): void {
   const [level, id] = path;
   const chosen = levels.includes(level as Level) && id ? { level: level as Level, id } : undefined;
+  const organizationId = chosenOrganization(session);
   const select = h(
     'select',
     { id: 'key-owner' },
     h('option', { value: '' }, 'Reading the organization, directories and services…'),
   );
   select.addEventListener('change', () => {
-    if (select.value) location.hash = `keys/${select.value}`;
+    if (select.value) location.hash = withOrganization(`#keys/${select.value}`, organizationId);
   });
   const panel = h('section', { class: 'keys', 'aria-label': 'Keys', 'aria-live': 'polite' });
   screen.body.append(
+    organizationChooser(session, '#keys', 'Choose an organization') ?? '',
     h('div', { class: 'field' }, h('label', { for: 'key-owner' }, 'Whose keys'), select),
     panel,
   );
-  owners(session).then(
+  owners(organizationId).then(
     (found) => {
       if (!screen.current()) return;
-      select.replaceChildren(h('option', { value: '' }, 'Choose the organization, a directory or a service'));
+      select.replaceChildren(
+        h(
+          'option',
+          { value: '' },
+          organizationId
+            ? 'Choose the organization, a directory or a service'
+            : 'Choose an organization first',
+        ),
+      );
       for (const each of levels) {
         const ofLevel = found.filter((owner) => owner.level === each);
         if (!ofLevel.length) continue;
@@ -85,13 +96,14 @@ function renderKeys(screen: Screen, session: SessionView, path: readonly string[
   );
 }
 
-/** What has keys that the admin may see: their organization (the operator: the directories' organizations), its
- * directories and every service of them. */
-async function owners(session: SessionView): Promise<Owner[]> {
-  const { directories } = await call<{ directories: Named[] }>('GET', 'directories');
-  const organizationIds = session.organization_id
-    ? [session.organization_id]
-    : [...new Set(directories.map((directory) => directory.organization_id))];
+/** What has keys in the organization shown (the admin's, or the one the operator chose; none, nothing): the
+ * organization, its directories and every service of them. */
+async function owners(organizationId: string | undefined): Promise<Owner[]> {
+  if (!organizationId) return [];
+  const directories = (await call<{ directories: Named[] }>('GET', 'directories')).directories.filter(
+    (directory) => directory.organization_id === organizationId,
+  );
+  const organizationIds = [organizationId];
   const serviceLists = await Promise.all([
     ...organizationIds.map((id) =>
       call<{ services: Named[] }>('GET', `organizations/${encodeURIComponent(id)}/services`),

@@ -1,5 +1,6 @@
 import { adminsSection } from './admins.ts';
 import { auditSection } from './audit.ts';
+import { deadLettersSection } from './dead-letters.ts';
 import { directoriesSection } from './directories.ts';
 import { healthSection } from './health.ts';
 import { keysSection } from './keys.ts';
@@ -16,4 +17,5 @@ export const sections: readonly Section[] = [
   adminsSection,
   auditSection,
   healthSection,
+  deadLettersSection,
 ];

@@ -2,6 +2,12 @@ import { h, notice } from '../authenticator/dom.ts';
 import { call, type SessionView } from './api.ts';
 import type { Directory, ServiceView } from './directories.ts';
 import { acting, checkbox, formNote, httpUrlProblem, nameProblem, textInput, wrapperOf } from './inputs.ts';
+import {
+  choosesOrganization,
+  chosenOrganization,
+  organizationChooser,
+  withOrganization,
+} from './organization-choice.ts';
 import { type PolicyView, policyEditor } from './policy-editor.ts';
 import type { Screen } from './screen.ts';
 import { may, refused, type Section } from './section.ts';
@@ -25,30 +31,33 @@ interface Place {
 }
 
 function renderServices(screen: Screen, session: SessionView): void {
+  const organizationId = chosenOrganization(session);
   const lists = h(
     'div',
     { class: 'service-lists', 'aria-live': 'polite' },
-    h('p', { class: 'muted' }, 'Reading the services…'),
+    organizationId
+      ? h('p', { class: 'muted' }, 'Reading the services…')
+      : h('p', { class: 'muted' }, 'Choose an organization to see its services.'),
   );
   const side = h('div', {});
-  screen.body.append(h('div', { class: 'split' }, lists, side));
+  screen.body.append(
+    organizationChooser(session, '#services', 'Choose an organization') ?? '',
+    h('div', { class: 'split' }, lists, side),
+  );
+  if (!organizationId) return;
   void (async () => {
     const { directories } = await call<{ directories: Directory[] }>('GET', 'directories');
-    const organizations = [
-      ...new Set([
-        ...(session.organization_id ? [session.organization_id] : []),
-        ...directories.map((directory) => directory.organization_id),
-      ]),
-    ];
     const places: Place[] = [
-      ...directories.map((directory) => ({
-        label: `Directory ${directory.name}`,
-        path: `directories/${encodeURIComponent(directory.id)}/services`,
-      })),
-      ...organizations.map((id) => ({
-        label: organizations.length > 1 ? `Organization ${id}` : 'The organization itself',
-        path: `organizations/${encodeURIComponent(id)}/services`,
-      })),
+      ...directories
+        .filter((directory) => directory.organization_id === organizationId)
+        .map((directory) => ({
+          label: `Directory ${directory.name}`,
+          path: `directories/${encodeURIComponent(directory.id)}/services`,
+        })),
+      {
+        label: 'The organization itself',
+        path: `organizations/${encodeURIComponent(organizationId)}/services`,
+      },
     ];
     const found = await Promise.all(
       places.map((place) =>
@@ -79,7 +88,7 @@ function renderServices(screen: Screen, session: SessionView): void {
         ),
       ),
     );
-    if (may(session, 'service-write')) side.append(serviceForm(places));
+    if (may(session, 'service-write')) side.append(createForm(places));
   })().catch((error: unknown) => refused(screen, error));
 }
 
@@ -129,20 +138,48 @@ function readFields(fields: Fields): { body: Record<string, unknown> } | { wrong
   };
 }
 
-function serviceForm(places: readonly Place[]): HTMLElement {
+/** The create form, with where the new service belongs; on success the new service's page. */
+function createForm(places: readonly Place[]): HTMLElement {
   const where = h(
     'select',
     { id: 'service-place' },
     ...places.map((place, index) => h('option', { value: String(index) }, place.label)),
   );
-  const fields = serviceFields();
+  return serviceForm(
+    undefined,
+    h('div', { class: 'field' }, h('label', { for: where.id }, 'Belongs to'), where),
+    async (body) => {
+      const place = places[Number(where.value)];
+      if (!place) return 'Choose where the service belongs.';
+      const created = await call<ServiceView>('POST', place.path, body);
+      location.hash = `#services/${encodeURIComponent(created.id)}`;
+      return undefined;
+    },
+  );
+}
+
+/**
+ * The form of a service's fields: a new one's (`service` undefined, `where` asking where it belongs) or a change of
+ * `service`. `send` gets the checked fields as the API takes them and answers what is wrong, if the page sees it.
+ */
+function serviceForm(
+  service: ServiceView | undefined,
+  where: HTMLElement | undefined,
+  send: (body: Record<string, unknown>) => Promise<string | undefined>,
+): HTMLElement {
+  const fields = serviceFields(service);
   const note = formNote();
-  const button = h('button', { type: 'submit', class: 'primary' }, 'Create service');
+  const title = service ? 'Change the service' : 'New service';
+  const button = h(
+    'button',
+    { type: 'submit', ...(service ? {} : { class: 'primary' }) },
+    service ? 'Save service' : 'Create service',
+  );
   const form = h(
     'form',
-    { class: 'panel create', 'aria-label': 'New service', novalidate: true },
-    h('h2', {}, 'New service'),
-    h('div', { class: 'field' }, h('label', { for: where.id }, 'Belongs to'), where),
+    { class: service ? 'edit' : 'panel create', 'aria-label': title, novalidate: true },
+    h(service ? 'h3' : 'h2', {}, title),
+    where,
     ...Object.values(fields).map(wrapperOf),
     note.element,
     h('div', { class: 'actions' }, button),
@@ -151,11 +188,9 @@ function serviceForm(places: readonly Place[]): HTMLElement {
     event.preventDefault();
     const read = readFields(fields);
     if ('wrong' in read) return note.say(read.wrong);
-    const place = places[Number(where.value)];
-    if (!place) return note.say('Choose where the service belongs.');
     void acting(button, note, async () => {
-      const created = await call<ServiceView>('POST', place.path, read.body);
-      location.hash = `#services/${encodeURIComponent(created.id)}`;
+      const wrong = await send(read.body);
+      if (wrong) note.say(wrong);
     });
   });
   return form;
@@ -164,10 +199,12 @@ function serviceForm(places: readonly Place[]): HTMLElement {
 function renderService(screen: Screen, session: SessionView, id: string): void {
   const path = `services/${encodeURIComponent(id)}`;
   const details = h('section', { id: 'service-details', class: 'details', 'aria-label': 'Service details' });
-  screen.body.append(h('p', {}, h('a', { href: '#services' }, 'All services')), details);
+  const back = h('a', { href: '#services' }, 'All services');
+  screen.body.append(h('p', {}, back), details);
   call<ServiceView & { policy: PolicyView }>('GET', path).then(
     (service) => {
       if (!screen.current()) return;
+      if (choosesOrganization(session)) back.href = withOrganization('#services', service.organization_id);
       const { policy, ...shown } = service;
       const draw = (changed: ServiceView) => {
         if (!screen.current()) return;
@@ -212,29 +249,14 @@ function serviceDetails(service: ServiceView): Node[] {
   ];
 }
 
+/** The edit form of a service: the change saved, the details drawn again with a word that it was. */
 function editForm(service: ServiceView, path: string, draw: (changed: ServiceView) => void): HTMLElement {
-  const fields = serviceFields(service);
-  const note = formNote();
-  const button = h('button', { type: 'submit' }, 'Save service');
-  const form = h(
-    'form',
-    { class: 'edit', 'aria-label': 'Change the service', novalidate: true },
-    h('h3', {}, 'Change the service'),
-    ...Object.values(fields).map(wrapperOf),
-    note.element,
-    h('div', { class: 'actions' }, button),
-  );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const read = readFields(fields);
-    if ('wrong' in read) return note.say(read.wrong);
-    void acting(button, note, async () => {
-      const changed = await call<ServiceView>('PATCH', path, read.body);
-      draw(changed);
-      document
-        .querySelector('#service-details .form-note')
-        ?.replaceChildren(notice('Service saved.', 'success'));
-    });
+  return serviceForm(service, undefined, async (body) => {
+    const changed = await call<ServiceView>('PATCH', path, body);
+    draw(changed);
+    document
+      .querySelector('#service-details .form-note')
+      ?.replaceChildren(notice('Service saved.', 'success'));
+    return undefined;
   });
-  return form;
 }

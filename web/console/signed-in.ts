@@ -38,7 +38,12 @@ export function renderSignedIn(session: SessionView, header: Node[]): void {
   stopFollowing?.();
   const offered = sections.filter((section) => may(session, section.needs));
   const draw = () => {
-    const [id = '', ...path] = location.hash.replace(/^#/, '').split('/').map(decodeURIComponent);
+    // A query after the path (`#keys/directories/<id>?organization_id=…`) is the section's to read (address-query.ts).
+    const [id = '', ...path] = location.hash
+      .replace(/^#/, '')
+      .replace(/\?.*$/, '')
+      .split('/')
+      .map(decodeURIComponent);
     const section = offered.find((each) => each.id === id) ?? offered[0];
     if (section) show(section, session, header, offered, section.id === id ? path : []);
   };
