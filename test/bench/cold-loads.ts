@@ -1,5 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { percentile, round } from '#test/bench/stats';
+import { launchBrowser } from '#test/support/browser';
+import { type ServiceProcess, startServiceProcess } from '#test/support/service-process';
 
 /** A device as Lighthouse throttles it: round-trip latency, throughput, and how many times slower its CPU is. */
 export interface DeviceProfile {
@@ -75,4 +80,53 @@ export async function coldLoads(
     },
     wallMs: { median: round(percentile(wall, 50), 0), p95: round(percentile(wall, 95), 0) },
   };
+}
+
+/** A page's cold loads, with its JavaScript's size. */
+export interface PageFigures extends LoadFigures {
+  readonly loads: number;
+  readonly profile: DeviceProfile;
+  /** The page's JavaScript, gzipped at the highest level. */
+  readonly javascriptGzipKb: number;
+}
+
+/**
+ * A page's figures against `npm start`'s runtime in its own process: its JavaScript sized from a build of its own
+ * (the served one may be rebuilt under us by a test run), then `coldLoads` of the address `address` gives.
+ */
+export async function benchPage(options: {
+  readonly name: string;
+  readonly build: (outdir: string) => Promise<{ readonly javascriptGzipBytes: number }>;
+  readonly ensureBuilt: () => Promise<unknown>;
+  readonly address: (service: ServiceProcess) => Promise<URL>;
+  readonly profile: DeviceProfile;
+  readonly viewport: Parameters<Page['setViewport']>[0];
+  readonly ready: (page: Page) => Promise<unknown>;
+  readonly mark: string;
+  readonly loads: number;
+}): Promise<PageFigures> {
+  await options.ensureBuilt();
+  const sizing = await mkdtemp(join(tmpdir(), `mfa-bench-${options.name}-build-`));
+  const { javascriptGzipBytes } = await options.build(sizing);
+  await rm(sizing, { recursive: true, force: true });
+
+  const dataDir = await mkdtemp(join(tmpdir(), `mfa-bench-${options.name}-`));
+  const service = await startServiceProcess(['--port', '0', '--data-dir', dataDir]);
+  const browser = await launchBrowser();
+  try {
+    const url = await options.address(service);
+    // A WebAuthn relying party is a domain name, never an address: the pages are opened on localhost.
+    url.hostname = 'localhost';
+    const figures = await coldLoads(browser, { ...options, url: url.href });
+    return {
+      loads: options.loads,
+      profile: options.profile,
+      ...figures,
+      javascriptGzipKb: round(javascriptGzipBytes / 1024, 1),
+    };
+  } finally {
+    await browser.close();
+    await service.stop('SIGINT');
+    await rm(dataDir, { recursive: true, force: true });
+  }
 }
