@@ -71,7 +71,9 @@ export async function writeTinyAssembly(
     resources[`${name}Queue`] = {
       Type: 'AWS::SQS::Queue',
       Properties: {
-        VisibilityTimeout: 1,
+        // Longer than a consumer's cold start on a loaded machine: a message seen again before its invocation ran
+        // would be counted as a second receive.
+        VisibilityTimeout: 3,
         RedrivePolicy: { deadLetterTargetArn: getAtt(`${name}DeadLetterQueue`, 'Arn'), maxReceiveCount: 2 },
       },
     };
