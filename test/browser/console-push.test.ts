@@ -75,6 +75,16 @@ describe('push credentials on a directory’s page', () => {
     });
     await expectAccessible(page, 'directory push credentials');
     await screenshot(page, 'console-push');
+
+    // Removing asks first, then reads the status anew.
+    await click(page, 'Remove FCM service account');
+    await shows(page, 'Pushes to Android devices stop.', problems);
+    await click(page, 'Remove the FCM service account');
+    await shows(page, 'The FCM service account was removed.', problems);
+    expect(await readPush(page)).toMatchObject({
+      apns_certificate: 'topic com.example.authenticator',
+      fcm: 'none',
+    });
     expect(problems).toEqual([]);
     expect(cspViolations).toEqual([]);
     await page.close();

@@ -1,6 +1,7 @@
 import { field, h } from '../authenticator/dom.ts';
 import { call, type Method, type SessionView } from './api.ts';
 import { acting, type FormNote, formNote, numberIn, textInput, wrapperOf } from './inputs.ts';
+import { type ConfirmStep, confirmStep } from './confirm-step.ts';
 import type { Screen } from './screen.ts';
 import { may, refused } from './section.ts';
 
@@ -26,6 +27,9 @@ export function pushBlock(screen: Screen, session: SessionView, directoryId: str
   const base = `directories/${encodeURIComponent(directoryId)}`;
   const status = h('dl', { class: 'push-status', 'aria-label': 'Push credentials' });
   const controls = h('div', { class: 'push-controls' });
+  const confirmation = h('div', { class: 'push-confirmation' });
+  const read = () => call<PushView>('GET', `${base}/push`).then(show);
+  const ask = confirmStep(screen, confirmation, read);
   const show = (view: PushView) => {
     if (!screen.current()) return;
     const row = (term: string, value: string) => [h('dt', {}, term), h('dd', {}, value)];
@@ -40,15 +44,29 @@ export function pushBlock(screen: Screen, session: SessionView, directoryId: str
       ),
       ...row('Fraud lock', view.fraud_lock_seconds === null ? 'Off' : `${view.fraud_lock_seconds} seconds`),
     );
-    controls.replaceChildren(...forms(session, base, view, show));
+    controls.replaceChildren(...forms(session, base, view, show, ask));
   };
-  call<PushView>('GET', `${base}/push`).then(show, (error: unknown) => refused(screen, error));
-  return [h('h3', {}, 'Push'), status, controls];
+  read().catch((error: unknown) => refused(screen, error));
+  return [h('h3', {}, 'Push'), status, confirmation, controls];
 }
 
-function forms(session: SessionView, base: string, view: PushView, show: (view: PushView) => void): Node[] {
+function forms(
+  session: SessionView,
+  base: string,
+  view: PushView,
+  show: (view: PushView) => void,
+  ask: (step: ConfirmStep) => void,
+): Node[] {
   const send = (method: Method, path: string, body?: unknown) =>
     call<PushView>(method, `${base}/push${path}`, body).then(show);
+  /** Removing a credential stops the pushes it sends: asked first, then read anew. */
+  const removal = (what: string, path: string, stops: string) => () =>
+    ask({
+      question: `Remove the ${what}? ${stops}`,
+      label: `Remove the ${what}`,
+      done: `The ${what} was removed.`,
+      act: () => call('DELETE', `${base}/push${path}`),
+    });
   const shown: Node[] = [];
   if (may(session, 'directory-write'))
     shown.push(
@@ -59,7 +77,14 @@ function forms(session: SessionView, base: string, view: PushView, show: (view: 
         hint: 'Export the push certificate with its key from Keychain as a .p12 without a password: a password-protected file is refused.',
         maxBytes: maxP12Bytes,
         upload: async (file) => send('PUT', '/apns-certificate', { p12: await base64Of(file) }),
-        remove: view.apns_certificate === 'none' ? undefined : () => send('DELETE', '/apns-certificate'),
+        remove:
+          view.apns_certificate === 'none'
+            ? undefined
+            : removal(
+                'APNs certificate',
+                '/apns-certificate',
+                'Pushes to iPhones go out only with a token key, if there is one.',
+              ),
       }),
       fileForm({
         title: 'FCM service account',
@@ -68,10 +93,26 @@ function forms(session: SessionView, base: string, view: PushView, show: (view: 
         hint: 'The service account’s JSON key file from the Firebase console (Project settings, Service accounts).',
         maxBytes: maxServiceAccountBytes,
         upload: async (file) => send('PUT', '/fcm', { service_account: await file.text() }),
-        remove: view.fcm === 'none' ? undefined : () => send('DELETE', '/fcm'),
+        remove:
+          view.fcm === 'none'
+            ? undefined
+            : removal('FCM service account', '/fcm', 'Pushes to Android devices stop.'),
       }),
     );
-  if (may(session, 'deployment')) shown.push(tokenKeyForm(view, send), limitsForm(base, view, show));
+  if (may(session, 'deployment'))
+    shown.push(
+      tokenKeyForm(
+        send,
+        view.apns_token_key === 'none'
+          ? undefined
+          : removal(
+              'APNs token key',
+              '/apns-token-key',
+              'Pushes to iPhones go out with the certificate, if there is one.',
+            ),
+      ),
+      limitsForm(base, view, show),
+    );
   return shown;
 }
 
@@ -93,7 +134,7 @@ interface FileFormOptions {
   readonly hint: string;
   readonly maxBytes: number;
   readonly upload: (file: File) => Promise<void>;
-  readonly remove: (() => Promise<void>) | undefined;
+  readonly remove: (() => void) | undefined;
 }
 
 function fileForm(options: FileFormOptions): HTMLElement {
@@ -102,12 +143,7 @@ function fileForm(options: FileFormOptions): HTMLElement {
   const note = formNote();
   const upload = h('button', { type: 'submit' }, `Upload ${options.title}`);
   const actions = h('div', { class: 'actions' }, upload);
-  if (options.remove) {
-    const removing = options.remove;
-    const remove = h('button', { type: 'button', class: 'danger' }, `Remove ${options.title}`);
-    remove.addEventListener('click', () => void acting(remove, note, removing));
-    actions.append(remove);
-  }
+  if (options.remove) actions.append(removeButton(`Remove ${options.title}`, options.remove));
   const form = h(
     'form',
     { class: 'panel push-form', 'aria-label': options.title, novalidate: true },
@@ -127,10 +163,16 @@ function fileForm(options: FileFormOptions): HTMLElement {
   return form;
 }
 
+function removeButton(label: string, ask: () => void): HTMLElement {
+  const button = h('button', { type: 'button', class: 'danger' }, label);
+  button.addEventListener('click', ask);
+  return button;
+}
+
 /** The operator's APNs token key: the .p8 file, its key id, the team id and the app's bundle id. */
 function tokenKeyForm(
-  view: PushView,
   send: (method: Method, path: string, body?: unknown) => Promise<void>,
+  remove: (() => void) | undefined,
 ): HTMLElement {
   const key = h('input', { type: 'file', accept: '.p8' });
   const { wrapper } = field(
@@ -144,14 +186,7 @@ function tokenKeyForm(
   const note = formNote();
   const save = h('button', { type: 'submit' }, 'Save token key');
   const actions = h('div', { class: 'actions' }, save);
-  if (view.apns_token_key !== 'none') {
-    const remove = h('button', { type: 'button', class: 'danger' }, 'Remove token key');
-    remove.addEventListener(
-      'click',
-      () => void acting(remove, note, () => send('DELETE', '/apns-token-key')),
-    );
-    actions.append(remove);
-  }
+  if (remove) actions.append(removeButton('Remove token key', remove));
   const form = h(
     'form',
     { class: 'panel push-form', 'aria-label': 'APNs token key', novalidate: true },
