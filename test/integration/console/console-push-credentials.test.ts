@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusal, type SignedIn } from '#test/integration/console/console-client';
 import { apnsFixture, testTokenKey } from '#test/support/apns-server';
@@ -86,12 +87,19 @@ describe('push credentials on a directory’s page', () => {
 
   it('refuses a .p12 that is not one with ARG-001, as the signed API does, and one too large before parsing it', async () => {
     const directoryId = await newDirectory();
-    const bad = await client.call('PUT', `${push(directoryId)}/apns-certificate`, {
-      session: owner,
-      body: { p12: Buffer.from('not a p12').toString('base64') },
-    });
-    expect(refusal(bad)).toEqual({ status: 400, code: 'ARG-001' });
-    expect(bad.body?.error_detail).toMatch(/ios_p12/);
+    // The console takes the .p12 without a password, as LaunchKey did: a protected one is refused, as by ios_p12.
+    const withPassword = readFileSync(
+      new URL('../../fixtures/openssl-with-password.p12.base64', import.meta.url),
+      'utf8',
+    ).trim();
+    for (const p12 of [withPassword, Buffer.from('not a p12').toString('base64')]) {
+      const bad = await client.call('PUT', `${push(directoryId)}/apns-certificate`, {
+        session: owner,
+        body: { p12 },
+      });
+      expect(refusal(bad)).toEqual({ status: 400, code: 'ARG-001' });
+      expect(bad.body?.error_detail).toMatch(/^ios_p12: .*password/);
+    }
 
     const large = await client.call('PUT', `${push(directoryId)}/apns-certificate`, {
       session: owner,
