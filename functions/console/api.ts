@@ -28,6 +28,7 @@ import { signIn, signOut } from '#shared/use-cases/console-sessions';
 import type { RegistrationResponseJSON, AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { directoryEndpoints } from '#functions/console/directory-endpoints';
 import { keyEndpoints } from '#functions/console/key-endpoints';
+import { pushCredentialEndpoints } from '#functions/console/push-credential-endpoints';
 import { serviceEndpoints } from '#functions/console/service-endpoints';
 import { userEndpoints } from '#functions/console/user-endpoints';
 
@@ -147,6 +148,7 @@ export const consoleEndpoints: readonly ConsoleEndpoint[] = [
   ...adminEndpoints,
   ...deadLetterEndpoints,
   ...organizationEndpoints,
+  ...pushCredentialEndpoints,
 ];
 
 /** Who is signed in, as the console's pages show it, with the CSRF token they send back on every change. */

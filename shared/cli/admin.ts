@@ -564,7 +564,7 @@ async function run(name: string): Promise<Record<string, unknown> | Record<strin
               : { deviceConfirmation: values['device-confirmation'] }),
             ...(values['cooling-off'] === undefined ? {} : { coolingOff: values['cooling-off'] }),
           },
-          operatorName(),
+          { operator: operatorName() },
         )),
       };
     }

@@ -1,4 +1,6 @@
 import { recordOperatorAction } from '#shared/audit/operator-action-record';
+import { sameOrganization } from '#shared/domain/console-permissions';
+import type { ConsoleSession } from '#shared/domain/console-session';
 import {
   type DirectorySettings,
   parseCoolingOff,
@@ -7,6 +9,8 @@ import {
   parseSwitch,
   parseWebLinking,
 } from '#shared/domain/push-fatigue';
+import { ApiError } from '#shared/errors';
+import { clip, idEchoLength } from '#shared/echo';
 import { getHead } from '#shared/store/heads';
 import {
   clearFraudLock,
@@ -32,15 +36,26 @@ export interface DirectorySettingsView {
 }
 
 /**
+ * Who changes a directory's settings: the operator at the admin CLI, whose change is recorded here, or a console
+ * admin, whose change the console's pipeline records (one record per change).
+ */
+export type DirectorySettingsChanger =
+  | { readonly operator: string }
+  | { readonly console: Pick<ConsoleSession, 'adminId' | 'role' | 'organizationId'> };
+
+/**
  * Changes what is given (`--rate-limit <count>/<seconds>`, `--fraud-lock <seconds>|off`, `--web-linking on|off`) and
  * shows the result.
  */
 export async function updateDirectorySettings(
   directoryId: string,
   changes: DirectorySettingsChanges,
-  operator = 'admin-cli',
+  by: DirectorySettingsChanger = { operator: 'admin-cli' },
 ): Promise<DirectorySettingsView> {
   const organizationId = await requireDirectoryHead(directoryId);
+  // A console admin never reaches another organization's directory: it reads as a missing one.
+  if ('console' in by && !sameOrganization(by.console, organizationId))
+    throw new ApiError('CON-004', `No directory ${clip(directoryId, idEchoLength)}`);
   const current = await getDirectorySettings(directoryId);
   const updated: DirectorySettings = {
     rateLimit: changes.rateLimit === undefined ? current.rateLimit : parseRateLimit(changes.rateLimit),
@@ -62,15 +77,16 @@ export async function updateDirectorySettings(
   if (options.length > 0) {
     await putDirectorySettings(directoryId, updated);
     // Settings that guard who may link and answer are the operator's changes of state: each is on the trail.
-    await recordOperatorAction(
-      {
-        organizationId,
-        directoryId,
-        actor: operator,
-        operation: `admin directory settings ${options.join(' ')}`,
-      },
-      new Date(),
-    );
+    if ('operator' in by)
+      await recordOperatorAction(
+        {
+          organizationId,
+          directoryId,
+          actor: by.operator,
+          operation: `admin directory settings ${options.join(' ')}`,
+        },
+        new Date(),
+      );
   }
   return {
     directory_id: directoryId,
@@ -81,6 +97,12 @@ export async function updateDirectorySettings(
     device_confirmation: updated.deviceConfirmation ? 'on' : 'off',
     cooling_off: updated.coolingOffSeconds === null ? 'off' : String(updated.coolingOffSeconds),
   };
+}
+
+/** A directory's settings as they stand (the console shows its rate limit and fraud lock). */
+export async function directorySettings(directoryId: string): Promise<DirectorySettings> {
+  await requireDirectoryHead(directoryId);
+  return getDirectorySettings(directoryId);
 }
 
 /** What `directory settings` may change, each as the operator typed it. */

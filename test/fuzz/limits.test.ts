@@ -1709,6 +1709,7 @@ describe('the console’s bodies', () => {
       'PATCH /admins/{id}',
       'PATCH /directories/{id}',
       'PATCH /directories/{id}/keys/{kid}',
+      'PATCH /directories/{id}/settings',
       'PATCH /organizations/{id}/keys/{kid}',
       'PATCH /services/{id}',
       'PATCH /services/{id}/keys/{kid}',
@@ -1725,6 +1726,9 @@ describe('the console’s bodies', () => {
       'POST /organizations/{id}/services',
       'POST /services/{id}/keys',
       'POST /sign-in',
+      'PUT /directories/{id}/push/apns-certificate',
+      'PUT /directories/{id}/push/apns-token-key',
+      'PUT /directories/{id}/push/fcm',
       'PUT /services/{id}/policy',
     ]);
     const unbounded = withBody.flatMap((endpoint) =>

@@ -3,6 +3,7 @@ import type { ConsoleDirectory } from '#shared/use-cases/console-directories';
 import { h } from '../authenticator/dom.ts';
 import { call, type SessionView } from './api.ts';
 import { acting, checkbox, formNote, httpUrlProblem, nameProblem, textInput, wrapperOf } from './inputs.ts';
+import { pushBlock } from './directory-push.ts';
 import type { Screen } from './screen.ts';
 import { may, refused, type Section } from './section.ts';
 
@@ -148,6 +149,7 @@ function showDetails(
     (error: unknown) => refused(screen, error),
   );
   if (may(session, 'directory-write')) details.append(...changes(screen, directory, redraw));
+  details.append(...pushBlock(screen, session, directory.id));
 }
 
 /** What a role that may change directories changes: state, webhook URL, denial context, SDK keys. */
