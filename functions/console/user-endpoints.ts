@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { ConsoleSession } from '#shared/domain/console-session';
-import { DeviceStatus } from '#shared/domain/user';
+import type { Service } from '#shared/domain/service';
+import { type DeviceLastAnswer, DeviceStatus } from '#shared/domain/user';
 import { clip, idEchoLength } from '#shared/echo';
 import { ApiError } from '#shared/errors';
 import { type ConsoleEndpoint, endpoint } from '#shared/http/console-handler';
@@ -9,6 +10,7 @@ import { webAuthenticatorUrl } from '#shared/http/web-authenticator';
 import { uuid } from '#shared/http/schemas/common';
 import { consoleStartLinkBody } from '#shared/http/schemas/console-users';
 import { identifier as identifierSchema } from '#shared/http/schemas/users';
+import { getServiceHeads } from '#shared/store/service-heads';
 import { getUser } from '#shared/store/users';
 import { overrideDeviceConfirmation } from '#shared/use-cases/confirm-device-link';
 import { consoleDirectoryOrganization } from '#shared/use-cases/console-scope';
@@ -71,6 +73,20 @@ const touched = (user: ConsoleUser, deviceId?: string) => ({
 const atSeconds = (seconds: number | undefined, now: Date) =>
   seconds !== undefined && seconds > epochSeconds(now) ? isoSeconds(new Date(seconds * 1000)) : null;
 
+/** A device's last answer as helpdesk reads it: when, what the service could see of it, and for which service. */
+function lastAnswerView(last: DeviceLastAnswer | undefined, services: ReadonlyMap<string, Service>) {
+  if (!last) return null;
+  return {
+    at: last.at,
+    outcome: last.outcome,
+    fraud: last.fraud === true,
+    auth_request_id: last.authRequestId,
+    service_id: last.serviceId,
+    // A service removed since keeps its id only.
+    service_name: services.get(last.serviceId)?.name ?? null,
+  };
+}
+
 const statusNames: Readonly<Record<number, string>> = {
   [DeviceStatus.linkPending]: 'link-pending',
   [DeviceStatus.linked]: 'linked',
@@ -98,6 +114,9 @@ export const userEndpoints: readonly ConsoleEndpoint[] = [
         getTotpState(user.directoryId, user.identifier, now),
         listLockedUsers(user.directoryId, now),
       ]);
+      const answeredServices = await getServiceHeads(
+        (stored?.devices ?? []).flatMap((device) => (device.lastAnswer ? [device.lastAnswer.serviceId] : [])),
+      );
       return {
         status: 200,
         body: {
@@ -113,6 +132,7 @@ export const userEndpoints: readonly ConsoleEndpoint[] = [
               answers_from: atSeconds(entry?.answersFrom, now),
               waits_for_confirmation:
                 device.status === DeviceStatus.linkPending && entry?.confirmation !== undefined,
+              last_answer: lastAnswerView(entry?.lastAnswer, answeredServices),
             };
           }),
           sessions,

@@ -1,4 +1,4 @@
-import type { ShownAuthRequest } from '#shared/domain/auth-request';
+import type { AuthAnswer, ShownAuthRequest } from '#shared/domain/auth-request';
 import type { PushChannel } from '#shared/push/channel';
 
 /** Device link states on the wire (docs/protocol.md#objects). */
@@ -30,6 +30,39 @@ export interface UserDevice {
    * not offered requests, and confirms no other device, before then.
    */
   readonly answersFrom?: number;
+  /** The last auth request this device ended, noted with the answer itself; absent until it answers one. */
+  readonly lastAnswer?: DeviceLastAnswer;
+}
+
+/**
+ * A device's last answer, as much of it as the service can know: the package is sealed to the requester, so an
+ * approval and a denial are both `answered`; `denied` is a denial the device said in the clear or reported as fraud,
+ * `failed` the end of a request by wrong number-matching codes.
+ */
+export interface DeviceLastAnswer {
+  /** ISO 8601 UTC. */
+  readonly at: string;
+  readonly outcome: 'answered' | 'denied' | 'failed';
+  readonly fraud?: true;
+  readonly authRequestId: string;
+  readonly serviceId: string;
+}
+
+/** What a device's answer to `authRequestId` (of `serviceId`) leaves as its last answer. */
+export function deviceLastAnswer(
+  authRequestId: string,
+  serviceId: string,
+  answer: AuthAnswer,
+  failed = false,
+): DeviceLastAnswer {
+  const fraud = answer.fraud === true || answer.clearDenial?.fraud === true;
+  return {
+    at: answer.answeredAt,
+    outcome: failed ? 'failed' : fraud || answer.clearDenial ? 'denied' : 'answered',
+    ...(fraud ? { fraud: true as const } : {}),
+    authRequestId,
+    serviceId,
+  };
 }
 
 /** What a link waiting for confirmation keeps until it is confirmed: who to tell then, and until when it may be. */

@@ -3,8 +3,8 @@ import type { AuthAnswer, AuthRequest } from '#shared/domain/auth-request';
 import { announcementDue } from '#shared/store/announcements';
 import { dynamo, isConditionalFailure, tableName } from '#shared/store/dynamo';
 import { authRequestKey } from '#shared/store/keys';
-import type { UserKey } from '#shared/domain/user';
-import { releasePendingSlotWrite } from '#shared/store/users';
+import { deviceLastAnswer, type UserKey } from '#shared/domain/user';
+import { releasePendingSlot, releasePendingSlotWrite } from '#shared/store/users';
 import { type TableWrite, writeTogether } from '#shared/store/write-together';
 
 /** Answered requests stay readable this long after they would have expired, then DynamoDB purges them. */
@@ -78,17 +78,24 @@ async function transition(...change: Parameters<typeof transitionWrite>): Promis
  * the slot, which is what devices list, never names a request that has ended. A slot the request no longer holds (its
  * user was removed) does not stop the end. False when the request's own condition failed.
  */
-async function endWithSlot(end: ReturnType<typeof transitionWrite>, user: UserKey, authId: string) {
-  const failed = await writeTogether([{ Update: end }, releasePendingSlotWrite(user, authId)]);
+async function endWithSlot(
+  end: ReturnType<typeof transitionWrite>,
+  user: UserKey,
+  authId: string,
+  answered?: Parameters<typeof releasePendingSlotWrite>[2],
+) {
+  const failed = await writeTogether([{ Update: end }, releasePendingSlotWrite(user, authId, answered)]);
   if (failed.length === 0) return true;
   if (failed.includes(0)) return false;
   try {
     await dynamo.send(new UpdateCommand(end));
-    return true;
   } catch (error) {
     if (isConditionalFailure(error)) return false;
     throw error;
   }
+  // The device that answered is no longer the user's: the slot, if the request still holds it, is freed alone.
+  if (answered) await releasePendingSlot(user, authId);
+  return true;
 }
 
 const userOf = (auth: AuthRequest): UserKey => ({
@@ -153,12 +160,20 @@ function answerChange(
   ];
 }
 
-/** Records the answer (see answerChange) and frees the user's slot in one write; false when the answer's condition failed. */
+/**
+ * Records the answer (see answerChange) and frees the user's slot in one write, noting the answer as the device's last
+ * where the request's service is known; false when the answer's condition failed.
+ */
 export function answerWithSlot(
-  user: UserKey,
+  slot: { readonly user: UserKey; readonly serviceId: string | undefined },
   ...answering: Parameters<typeof answerChange>
 ): Promise<boolean> {
-  return endWithSlot(transitionWrite(...answerChange(...answering)), user, answering[0]);
+  const [authId, answer] = answering;
+  const answered =
+    slot.serviceId === undefined
+      ? undefined
+      : { deviceId: answer.deviceId, lastAnswer: deviceLastAnswer(authId, slot.serviceId, answer) };
+  return endWithSlot(transitionWrite(...answerChange(...answering)), slot.user, authId, answered);
 }
 
 /** The answer on its own (see answerChange): the request as answered, or undefined when its condition failed. */
@@ -190,6 +205,7 @@ export async function recordNumberMatchFailure(
   );
   if (counted) return { failures: counted.numberMatchFailures ?? 0, ended: false };
   const due = announcementDue(auth.id, nowSeconds);
+  const answer = await ending();
   const end = transitionWrite(
     auth.id,
     `SET numberMatchFailures = :max, numberMatchFailed = :failed, #status = :answered, answer = :answer, ${due.set}`,
@@ -199,13 +215,16 @@ export async function recordNumberMatchFailure(
       ':last': max - 1,
       ':failed': true,
       ':answered': 'ANSWERED',
-      ':answer': await ending(),
+      ':answer': answer,
       ':device': deviceId,
     },
     nowSeconds,
     ' AND contains(deviceIds, :device) AND numberMatchFailures = :last',
   );
-  return (await endWithSlot(end, userOf(auth), auth.id)) ? { failures: max, ended: true } : undefined;
+  const answered = { deviceId, lastAnswer: deviceLastAnswer(auth.id, auth.serviceId, answer, true) };
+  return (await endWithSlot(end, userOf(auth), auth.id, answered))
+    ? { failures: max, ended: true }
+    : undefined;
 }
 
 /**

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { maxDevicesPerUser, maxSessionsPerUser } from '#shared/domain/limits';
 import {
+  type DeviceLastAnswer,
   DeviceStatus,
   type PendingConfirmation,
   type PendingSlot,
@@ -524,9 +525,25 @@ export async function releasePendingSlot(key: UserKey, authId: string): Promise<
   await updateUser(key, pendingSlotRelease(authId));
 }
 
-/** The release as one write of a transaction, with the request's own end. */
-export function releasePendingSlotWrite(key: UserKey, authId: string): TableWrite {
-  return { Update: userUpdate(key, pendingSlotRelease(authId)) };
+/**
+ * The release as one write of a transaction, with the request's own end; for a device's answer, also noted as that
+ * device's last answer, where the device is still the user's (if it is not, the release fails with the condition and
+ * the caller frees the slot on its own).
+ */
+export function releasePendingSlotWrite(
+  key: UserKey,
+  authId: string,
+  answered?: { readonly deviceId: string; readonly lastAnswer: DeviceLastAnswer },
+): TableWrite {
+  if (!answered) return { Update: userUpdate(key, pendingSlotRelease(authId)) };
+  return {
+    Update: userUpdate(key, {
+      UpdateExpression: 'REMOVE pending SET devices.#device.lastAnswer = :last',
+      ConditionExpression: 'pending.authId = :auth AND attribute_exists(devices.#device)',
+      ExpressionAttributeNames: { '#device': answered.deviceId },
+      ExpressionAttributeValues: { ':auth': authId, ':last': answered.lastAnswer },
+    }),
+  };
 }
 
 export function putUserTotp(key: UserKey, totp: StoredTotp): Promise<boolean> {

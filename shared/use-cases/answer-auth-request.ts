@@ -59,9 +59,14 @@ export async function answerAsDevice(
   const user = await getUser(key);
   refuseUnprovenFactors(user, device, authId);
   await checkPasskey(device, key, user, authId, input, passkeyOrigin);
+  // The slot names the request's service while the request holds it, which is when the answer is the device's last.
+  const slot = {
+    user: key,
+    serviceId: user?.pending?.authId === authId ? user.pending.serviceId : undefined,
+  };
   const recorded = input.deny
-    ? await recordDenialWithoutCode(key, device.id, authId, input.deny, nowSeconds)
-    : await recordSealedAnswer(key, device.id, authId, input, now);
+    ? await recordDenialWithoutCode(slot, device.id, authId, input.deny, nowSeconds)
+    : await recordSealedAnswer(slot, device.id, authId, input, now);
   const serviceId = recorded
     ? await answeredService(user, authId)
     : await retriedAnswerService(device, authId, input, nowSeconds);
@@ -76,9 +81,12 @@ export async function answerAsDevice(
   return { serviceId };
 }
 
+/** The user whose slot an answer frees, and the service of the request that holds it, if it still does. */
+type AnsweredSlot = Parameters<typeof answerWithSlot>[0];
+
 /** The device's sealed answer, its number-matching code checked first; false when it was not recorded. */
 async function recordSealedAnswer(
-  key: UserKey,
+  slot: AnsweredSlot,
   deviceId: string,
   authId: string,
   input: SealedAnswer,
@@ -97,9 +105,9 @@ async function recordSealedAnswer(
   const matched =
     input.numberMatchCode == null
       ? undefined
-      : await matchNumber(authId, deviceId, key, input.numberMatchCode, nowSeconds);
+      : await matchNumber(authId, deviceId, slot.user, input.numberMatchCode, nowSeconds);
   return answerWithSlot(
-    key,
+    slot,
     authId,
     answer,
     nowSeconds,
@@ -109,14 +117,16 @@ async function recordSealedAnswer(
 
 /** A denial without the code, as the package the service writes for it; false when it was not recorded. */
 async function recordDenialWithoutCode(
-  key: UserKey,
+  slot: AnsweredSlot,
   deviceId: string,
   authId: string,
   denial: ClearDenial,
   nowSeconds: number,
 ): Promise<boolean> {
   const answer = await deniedWithoutCode(await getAuthRequest(authId), deviceId, denial, nowSeconds);
-  return answer !== undefined && answerWithSlot(key, authId, answer, nowSeconds, { deniedWithoutCode: true });
+  return (
+    answer !== undefined && answerWithSlot(slot, authId, answer, nowSeconds, { deniedWithoutCode: true })
+  );
 }
 
 /** Whether `input` is the answer this device already gave: the same sealed package, or the same clear denial. */

@@ -71,6 +71,10 @@ async function findUser(page: Page, wanted: string, problems: string[]): Promise
 describe('the console’s users section in a real browser', () => {
   it('lets helpdesk recover a user who lost their phone: unlink it, link a new one, all on the audit trail', async () => {
     const phone = await linkDevice();
+    // The phone answered a request before it was lost: helpdesk sees when, and for which service.
+    await tenant.ask({ username: identifier });
+    const [request] = await phone.pending();
+    await phone.answer(request as NonNullable<typeof request>, { approve: true });
     await tenant.organization.client.call('POST', '/directory/v3/totp', {
       ...asDirectory(),
       body: { identifier },
@@ -105,6 +109,9 @@ describe('the console’s users section in a real browser', () => {
     expect(await page.evaluate(() => document.querySelectorAll('.user img').length)).toBe(0);
     expect(await page.evaluate(() => (window as { xss?: number }).xss)).toBeUndefined();
     await shows(page, 'Linked', problems);
+    expect(await page.$eval(`tr[data-device="${phone.state.deviceId}"]`, (row) => row.textContent)).toContain(
+      'Approved or denied',
+    );
     await shows(page, 'Set up. 0 failed attempts', problems);
     await shows(page, 'Locked until', problems);
     // The address keeps the place: a reload shows the same user.

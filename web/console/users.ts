@@ -22,6 +22,16 @@ interface Device {
   readonly answers_from: string | null;
   /** A further device, linked, that waits for one of the user's devices to confirm it. */
   readonly waits_for_confirmation: boolean;
+  readonly last_answer: LastAnswer | null;
+}
+
+/** The last auth request a device ended: an approval and a denial are both `answered`, sealed to the application. */
+interface LastAnswer {
+  readonly at: string;
+  readonly outcome: 'answered' | 'denied' | 'failed';
+  readonly fraud: boolean;
+  readonly service_id: string;
+  readonly service_name: string | null;
 }
 
 interface User {
@@ -304,6 +314,25 @@ function showUser(screen: Screen, session: SessionView, result: HTMLElement, use
 
 const deviceName = (device: Device) => device.name ?? 'Unnamed device';
 
+const outcomeWords: Readonly<Record<LastAnswer['outcome'], string>> = {
+  // The package is sealed to the application: the service cannot say which.
+  answered: 'Approved or denied',
+  denied: 'Denied',
+  failed: 'Wrong codes',
+};
+
+/** When a device last answered, what the service saw of it and for which service; "Not yet" before its first. */
+function lastAnswerCell(last: LastAnswer | null): HTMLElement {
+  if (!last) return h('td', {}, h('span', { class: 'muted' }, 'Not yet'));
+  return h(
+    'td',
+    {},
+    last.fraud ? 'Denied as fraud' : outcomeWords[last.outcome],
+    h('br'),
+    h('span', { class: 'muted' }, last.service_name ?? `Service ${last.service_id}`, ', ', when(last.at)),
+  );
+}
+
 const statusWords: Readonly<Record<Device['status_name'], string>> = {
   'link-pending': 'Link pending',
   linked: 'Linked',
@@ -340,7 +369,7 @@ function approval(user: User, device: Device, path: string) {
 }
 
 function devicesTable(user: User, helpdesk: boolean, actions: DeviceActions): HTMLElement {
-  const heads = ['Name', 'Type', 'Status', 'Linked', ...(helpdesk ? ['Action'] : [])];
+  const heads = ['Name', 'Type', 'Status', 'Linked', 'Last answer', ...(helpdesk ? ['Action'] : [])];
   return h(
     'table',
     { class: 'user-devices' },
@@ -375,6 +404,7 @@ function devicesTable(user: User, helpdesk: boolean, actions: DeviceActions): HT
               ? when(device.updated)
               : h('span', { class: 'muted' }, 'Started ', when(device.created)),
           ),
+          lastAnswerCell(device.last_answer),
         );
         if (helpdesk) {
           const buttons = h('div', { class: 'device-actions' });
