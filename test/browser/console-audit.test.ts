@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe.ts';
+import { chooseOrganization } from './choose-organization.ts';
 import { click, shows } from './page-scene.ts';
 import { type ConsoleScene, startConsoleScene } from './console-scene.ts';
 import { screenshot } from '#test/support/browser';
@@ -178,24 +179,7 @@ describe('the audit trail and health sections', () => {
     await recordAuthHealth(made.second.id, 'expired', undefined, now);
 
     const { page, problems, cspViolations } = await scene.signedInPage('operator', null, 'Orla Operator');
-    /** Chooses an organization as a person would: by the name the chooser shows. */
-    const choose = async (name: string) => {
-      await page.waitForFunction(
-        (wanted) =>
-          [...document.querySelectorAll('#organization-choice option')].some((option) =>
-            option.textContent?.startsWith(wanted),
-          ),
-        { timeout: 15_000 },
-        name,
-      );
-      const value = await page.$eval(
-        '#organization-choice',
-        (select, wanted) =>
-          [...(select as HTMLSelectElement).options].find((option) => option.text.startsWith(wanted))?.value,
-        name,
-      );
-      await page.select('#organization-choice', value ?? '');
-    };
+    const choose = (name: string) => chooseOrganization(page, name);
     const rows = () =>
       page.$$eval('table.audit tbody tr', (each) => each.map((row) => (row as HTMLElement).innerText));
 

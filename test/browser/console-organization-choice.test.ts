@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe.ts';
+import { chooseOrganization } from './choose-organization.ts';
 import { shows } from './page-scene.ts';
 import { type ConsoleScene, startConsoleScene } from './console-scene.ts';
 
@@ -122,21 +123,7 @@ describe('the operator’s organization chooser in a real browser', () => {
     const chosen = () => page.$eval('#organization-choice', (select) => (select as HTMLSelectElement).value);
 
     await page.locator('nav.sections ::-p-aria(Keys)').click();
-    await page.waitForFunction(
-      (wanted) =>
-        [...document.querySelectorAll('#organization-choice option')].some(
-          (option) => option.textContent === wanted,
-        ),
-      { timeout: 15_000 },
-      `${name} (${organization.id})`,
-    );
-    const value = await page.$eval(
-      '#organization-choice',
-      (select, wanted) =>
-        [...(select as HTMLSelectElement).options].find((option) => option.text.startsWith(wanted))?.value,
-      name,
-    );
-    await page.select('#organization-choice', value ?? '');
+    await chooseOrganization(page, name);
     await page.waitForSelector(`#key-owner option[value="directories/${directoryId}"]`, { timeout: 15_000 });
     expect(await page.$eval('nav.sections a[href^="#services"]', (link) => link.getAttribute('href'))).toBe(
       `#services?organization_id=${organization.id}`,
