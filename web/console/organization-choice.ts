@@ -35,7 +35,7 @@ export const keepingChoice = (session: SessionView, hash: string): string =>
   withOrganization(hash, choosesOrganization(session) ? chosenOrganization(session) : undefined);
 
 /**
- * The operator's organization chooser, shared by the admins, keys and services pages: the deployment's organizations
+ * The operator's organization chooser, shared by the admins, keys, services, audit and health pages: the organizations
  * by name (GET /console/api/organizations), the choice put in the address as `?organization_id=<id>` after `hash`,
  * beside the page's other filters there (the audit trail's range …). `none` names what the page shows when no
  * organization is chosen. Nothing for anyone else.
