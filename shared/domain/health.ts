@@ -14,6 +14,9 @@ export const healthRetentionSeconds = 8 * 24 * 3600;
 /** The longest range the console reads at once. */
 export const maxHealthHours = 7 * 24;
 
+/** The most organizations the operator's deployment-wide view reads, each in at most a few pages. */
+export const maxHealthOrganizations = 25;
+
 /** The upper bounds (ms, inclusive) of the latency histogram's buckets; a last bucket takes everything above. */
 export const latencyBoundsMs: readonly number[] = [
   25, 50, 100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000, 10_000, 30_000, 60_000, 120_000, 300_000,

@@ -6,14 +6,12 @@ import {
   healthBucketSeconds,
   healthRange,
   histogramQuantile,
+  maxHealthOrganizations,
   pushProviderNames,
 } from '#shared/domain/health';
 import { ApiError } from '#shared/errors';
 import { type HealthItem, readHealth } from '#shared/store/health-metrics';
 import { getOrganization, listOrganizations } from '#shared/store/organizations';
-
-/** The most organizations the operator's deployment-wide view reads, each in at most a few pages. */
-export const maxHealthOrganizations = 25;
 
 interface PushFigures {
   readonly sent: number;

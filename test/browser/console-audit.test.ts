@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe.ts';
+import { chooseOrganization } from './choose-organization.ts';
 import { click, shows } from './page-scene.ts';
 import { type ConsoleScene, startConsoleScene } from './console-scene.ts';
 import { screenshot } from '#test/support/browser';
@@ -8,7 +9,8 @@ import { consoleClient } from '#test/integration/console/console-client';
 /**
  * The console's audit trail and health sections (docs/console.md#pages) in a real Chromium: an owner's change shown
  * with the owner's name, a filter by operation kept in the address, the CSV export, and the push deliveries drawn as
- * SVG beside their table; each under WCAG 2.2 AA in light and dark, and under the strict CSP.
+ * SVG beside their table; the operator choosing the organization by name on both; each under WCAG 2.2 AA in light and
+ * dark, and under the strict CSP.
  */
 
 let scene: ConsoleScene;
@@ -151,5 +153,101 @@ describe('the audit trail and health sections', () => {
 
     expect(problems).toEqual([]);
     expect(cspViolations).toEqual([]);
+  }, 120_000);
+
+  it('lets the operator choose the organization by name on both pages, keeping the other filters', async () => {
+    const stamp = Date.now();
+    const client = await consoleClient(scene.runtime);
+    // Two organizations, each with a change on its trail and figures of its own.
+    const made: Record<'first' | 'second', { id: string; name: string; directory: string }> = {
+      first: { id: '', name: `Trail first ${stamp}`, directory: '' },
+      second: { id: '', name: `Trail second ${stamp}`, directory: '' },
+    };
+    for (const each of Object.values(made)) {
+      each.id = (await scene.store.organization(each.name)).organization.id;
+      const admin = await client.signedIn('admin', each.id);
+      const created = await client.call('POST', '/directories', {
+        session: admin,
+        body: { name: `Directory of ${each.name}` },
+      });
+      expect(created.status).toBe(201);
+      each.directory = created.body?.id as string;
+    }
+    const { recordAuthHealth } = await import('#shared/store/health-metrics');
+    const now = new Date();
+    for (let count = 0; count < 3; count += 1) await recordAuthHealth(made.first.id, 'answered', 4000, now);
+    await recordAuthHealth(made.second.id, 'expired', undefined, now);
+
+    const { page, problems, cspViolations } = await scene.signedInPage('operator', null, 'Orla Operator');
+    const choose = (name: string) => chooseOrganization(page, name);
+    const rows = () =>
+      page.$$eval('table.audit tbody tr', (each) => each.map((row) => (row as HTMLElement).innerText));
+
+    // No organization chosen: nothing read, a filter set already; choosing keeps it beside the choice.
+    await page.evaluate(() => {
+      location.hash = '#audit/?outcome=success';
+    });
+    await shows(page, 'Choose an organization to read its audit trail.', problems);
+    expect(await page.$('#audit-organization_id')).toBeNull();
+    await choose(made.second.name);
+    await page.waitForFunction(() => location.hash.includes('organization_id='), { timeout: 15_000 });
+    const address = new URLSearchParams((await page.evaluate(() => location.hash)).split('?')[1]);
+    expect(address.get('organization_id')).toBe(made.second.id);
+    expect(address.get('outcome')).toBe('success');
+    await page.waitForFunction(
+      (id) => document.querySelector('table.audit tbody')?.textContent?.includes(id),
+      { timeout: 15_000 },
+      made.second.directory,
+    );
+    expect(await page.$eval('#audit-outcome', (select) => (select as HTMLSelectElement).value)).toBe(
+      'success',
+    );
+    const second = await rows();
+    expect(
+      second.some(
+        (row) => row.includes('POST /console/api/directories') && row.includes(made.second.directory),
+      ),
+    ).toBe(true);
+    expect(second.join('\n')).not.toContain(made.first.directory);
+    await expectAccessible(page, 'audit trail of a chosen organization');
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+    await expectAccessible(page, 'audit trail of a chosen organization, dark');
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+
+    // Health from the navigation: the same organization's figures, then the first one chosen by name, the range kept.
+    await page.locator('nav.sections ::-p-aria(Health)').click();
+    await shows(page, 'Auth requests by outcome, last 24 hours', problems);
+    const outcomes = () =>
+      page.$$eval('#health-auth-totals tbody tr td', (cells) => cells.map((cell) => cell.textContent));
+    expect(await outcomes()).toEqual(['0', '0', '0', '1', '0']);
+    await page.select('#health-hours', '6');
+    await click(page, 'Show');
+    await shows(page, 'Auth requests by outcome, last 6 hours', problems);
+    await choose(made.first.name);
+    await page.waitForFunction(
+      (id) => location.hash.includes(`organization_id=${id}`),
+      { timeout: 15_000 },
+      made.first.id,
+    );
+    expect(new URLSearchParams((await page.evaluate(() => location.hash)).split('?')[1]).get('hours')).toBe(
+      '6',
+    );
+    await shows(page, 'Auth requests by outcome, last 6 hours', problems);
+    await page.waitForFunction(
+      () => document.querySelector('#health-auth-totals tbody td')?.textContent === '3',
+      { timeout: 15_000 },
+    );
+    expect(await outcomes()).toEqual(['3', '0', '0', '0', '0']);
+    expect(await page.$eval('#organization-choice', (select) => (select as HTMLSelectElement).value)).toBe(
+      made.first.id,
+    );
+    await expectAccessible(page, 'health of a chosen organization');
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+    await expectAccessible(page, 'health of a chosen organization, dark');
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+
+    expect(problems).toEqual([]);
+    expect(cspViolations).toEqual([]);
+    await page.close();
   }, 120_000);
 });

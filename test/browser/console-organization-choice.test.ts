@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe.ts';
+import { chooseOrganization } from './choose-organization.ts';
 import { shows } from './page-scene.ts';
 import { type ConsoleScene, startConsoleScene } from './console-scene.ts';
 
 /**
  * The operator's organization chooser (docs/console.md#the-operators-organization-chooser) in a real Chromium: the
- * operator picks an organization on the Admins page and sees its admins, the choice kept across a reload; the list
- * the chooser reads is the operator's alone.
+ * operator picks an organization on the Admins page and sees its admins, the choice kept across a reload and from
+ * section to section through the navigation; the list the chooser reads is the operator's alone.
  */
 
 let scene: ConsoleScene;
@@ -34,6 +35,12 @@ describe('the operator’s organization chooser in a real browser', () => {
     await secondOwner.page.goto(`${scene.origin}/console/#admins`, { waitUntil: 'load' });
     await shows(secondOwner.page, 'Sami Second', secondOwner.problems);
     expect(await secondOwner.page.$('#organization-choice')).toBeNull();
+    // An owner's navigation names no organization.
+    expect(
+      await secondOwner.page.$$eval('nav.sections a', (links) =>
+        links.map((link) => link.getAttribute('href')),
+      ),
+    ).toEqual(expect.arrayContaining(['#services', '#keys', '#admins']));
     await secondOwner.page.close();
 
     const { page, problems, cspViolations } = await scene.signedInPage('operator', null, 'Otto Operator');
@@ -71,15 +78,23 @@ describe('the operator’s organization chooser in a real browser', () => {
     );
     expect(await names()).toEqual(['Frida First']);
 
-    // The same chooser on the Services and Keys pages: nothing until an organization is chosen, then its directory.
+    // The same chooser on the Services and Keys pages: the navigation keeps the choice (the first organization, which
+    // has no directory), another one chosen there shows its directory, and Keys keeps that one.
     await page.locator('nav.sections ::-p-aria(Services)').click();
-    await shows(page, 'Choose an organization to see its services.', problems);
+    await shows(page, 'The organization itself', problems);
+    expect(await page.evaluate(() => location.hash)).toBe(`#services?organization_id=${first.id}`);
+    expect(
+      await page.$$eval('.service-group h2', (titles) => titles.map((title) => title.textContent)),
+    ).toEqual(['The organization itself']);
     await page.waitForSelector(`#organization-choice option[value="${second.id}"]`, { timeout: 15_000 });
     await page.select('#organization-choice', second.id);
     await shows(page, `Directory ${directoryName}`, problems);
-    await shows(page, 'The organization itself', problems);
     expect(await page.evaluate(() => location.hash)).toBe(`#services?organization_id=${second.id}`);
     await page.locator('nav.sections ::-p-aria(Keys)').click();
+    await page.waitForSelector(`#key-owner option[value="directories/${directoryId}"]`, { timeout: 15_000 });
+    // With none chosen, Keys asks for one.
+    await page.waitForSelector('#organization-choice option[value=""]', { timeout: 15_000 });
+    await page.select('#organization-choice', '');
     await shows(page, 'Choose an organization first', problems);
     await page.waitForSelector(`#organization-choice option[value="${second.id}"]`, { timeout: 15_000 });
     await page.select('#organization-choice', second.id);
@@ -95,5 +110,63 @@ describe('the operator’s organization chooser in a real browser', () => {
     expect(problems).toEqual([]);
     expect(cspViolations).toEqual([]);
     await page.close();
-  });
+  }, 120_000);
+
+  it('keeps the operator’s choice from section to section through the navigation', async () => {
+    const stamp = Date.now();
+    const name = `Kept ${stamp}`;
+    const { organization } = await scene.store.organization(name);
+    const directoryName = `Kept directory ${stamp}`;
+    const directoryId = await scene.store.directory(organization.id, directoryName);
+    const { page, problems, cspViolations } = await scene.signedInPage('operator', null, 'Nora Navigator');
+    const hash = () => page.evaluate(() => location.hash);
+    const chosen = () => page.$eval('#organization-choice', (select) => (select as HTMLSelectElement).value);
+
+    await page.locator('nav.sections ::-p-aria(Keys)').click();
+    await chooseOrganization(page, name);
+    await page.waitForSelector(`#key-owner option[value="directories/${directoryId}"]`, { timeout: 15_000 });
+    expect(await page.$eval('nav.sections a[href^="#services"]', (link) => link.getAttribute('href'))).toBe(
+      `#services?organization_id=${organization.id}`,
+    );
+
+    // Keys → Services: the same organization, chosen and shown.
+    await page.locator('nav.sections ::-p-aria(Services)').click();
+    await shows(page, `Directory ${directoryName}`, problems);
+    expect(await hash()).toBe(`#services?organization_id=${organization.id}`);
+    expect(await chosen()).toBe(organization.id);
+    await expectAccessible(page, 'services reached through the navigation');
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+    await expectAccessible(page, 'services reached through the navigation, dark');
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+
+    // Directories show every organization's and pass the choice on, a directory opened and a reload included.
+    await page.locator('nav.sections ::-p-aria(Directories)').click();
+    await page.locator(`button[data-directory="${directoryId}"]`).click();
+    await page.waitForFunction(
+      (id, org) => location.hash === `#directories/${id}?organization_id=${org}`,
+      { timeout: 15_000 },
+      directoryId,
+      organization.id,
+    );
+    await page.reload({ waitUntil: 'load' });
+    await shows(page, directoryName, problems);
+    await page.locator('nav.sections ::-p-aria(Audit trail)').click();
+    await page.waitForFunction(
+      () => document.querySelector('table.audit tbody') !== null && location.hash.startsWith('#audit'),
+      { timeout: 15_000 },
+    );
+    expect(await hash()).toBe(`#audit?organization_id=${organization.id}`);
+    expect(await chosen()).toBe(organization.id);
+
+    // Choosing none there is kept too: the next section shows none.
+    await page.select('#organization-choice', '');
+    await page.waitForFunction(() => !location.hash.includes('organization_id'), { timeout: 15_000 });
+    await page.locator('nav.sections ::-p-aria(Services)').click();
+    await shows(page, 'Choose an organization to see its services.', problems);
+    expect(await hash()).toBe('#services');
+
+    expect(problems).toEqual([]);
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  }, 120_000);
 });

@@ -1,6 +1,7 @@
 import { h } from '../authenticator/dom.ts';
 import { call, type SessionView } from './api.ts';
-import { addressQuery, goWithQuery, organizationInput } from './address-query.ts';
+import { addressQuery, goWithQuery } from './address-query.ts';
+import { choosesOrganization, organizationChooser } from './organization-choice.ts';
 import type { Screen } from './screen.ts';
 import { refused, type Section } from './section.ts';
 import { roleNames } from './words.ts';
@@ -58,7 +59,6 @@ function localInput(iso: string): string {
 
 function renderAudit(screen: Screen, session: SessionView): void {
   const address = addressQuery();
-  const operator = session.organization_id === null;
   const now = Date.now();
   // Without a range in the address: the last 7 days, up to a minute ahead so that what just happened is in.
   const query: Record<string, string> = {
@@ -89,7 +89,7 @@ function renderAudit(screen: Screen, session: SessionView): void {
   const form = h(
     'form',
     { class: 'filters', 'aria-label': 'Filters' },
-    operator ? organizationInput('audit-organization_id', query.organization_id ?? '') : undefined,
+    organizationChooser(session, '#audit/', 'Choose an organization'),
     labelled('since', 'From', since),
     labelled('until', 'Until', until, 'At most 31 days apart.'),
     ...textFilters.map(([name, label, hint]) => labelled(name, label, input(name, query[name] ?? ''), hint)),
@@ -142,8 +142,8 @@ function renderAudit(screen: Screen, session: SessionView): void {
   const more = h('button', { type: 'button', hidden: true }, 'Show older records');
   screen.body.append(form, exports, status, h('div', { class: 'table-wrap' }, table), more);
 
-  if (operator && !query.organization_id) {
-    status.textContent = 'Name an organization to read its audit trail.';
+  if (choosesOrganization(session) && !query.organization_id) {
+    status.textContent = 'Choose an organization to read its audit trail.';
     exports.hidden = true;
     return;
   }

@@ -1,5 +1,6 @@
 import { h, notice } from '../authenticator/dom.ts';
-import { call } from './api.ts';
+import { call, type SessionView } from './api.ts';
+import { keepingChoice } from './organization-choice.ts';
 import type { Screen } from './screen.ts';
 import { refused, type Section } from './section.ts';
 
@@ -32,7 +33,8 @@ export const deadLettersSection: Section = {
   id: 'dead-letters',
   title: 'Dead letters',
   needs: 'deployment',
-  render: (screen, _session, path) => renderDeadLetters(screen, path[0] === 'push' ? 'push' : 'webhooks'),
+  render: (screen, session, path) =>
+    renderDeadLetters(screen, session, path[0] === 'push' ? 'push' : 'webhooks'),
 };
 
 const shownTime = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : 'Unknown');
@@ -47,7 +49,7 @@ const about = (event: DeadLetter['event']) =>
       )
     : h('span', { class: 'muted' }, 'Unreadable message');
 
-function renderDeadLetters(screen: Screen, queue: Queue): void {
+function renderDeadLetters(screen: Screen, session: SessionView, queue: Queue): void {
   const tabs = h(
     'nav',
     { class: 'queue-tabs', 'aria-label': 'Queues' },
@@ -60,7 +62,10 @@ function renderDeadLetters(screen: Screen, queue: Queue): void {
           {},
           h(
             'a',
-            { href: `#dead-letters/${each}`, ...(each === queue ? { 'aria-current': 'page' } : {}) },
+            {
+              href: keepingChoice(session, `#dead-letters/${each}`),
+              ...(each === queue ? { 'aria-current': 'page' } : {}),
+            },
             queues[each],
           ),
         ),

@@ -4,6 +4,7 @@ import { h } from '../authenticator/dom.ts';
 import { call, type SessionView } from './api.ts';
 import { acting, checkbox, formNote, httpUrlProblem, nameProblem, textInput, wrapperOf } from './inputs.ts';
 import { pushBlock } from './directory-push.ts';
+import { keepingChoice } from './organization-choice.ts';
 import type { Screen } from './screen.ts';
 import { may, refused, type Section } from './section.ts';
 
@@ -38,13 +39,13 @@ function renderDirectories(screen: Screen, session: SessionView, openId: string 
     'aria-label': 'Directory details',
   });
   const side = h('div', {}, list);
-  if (may(session, 'directory-write')) side.append(createForm());
+  if (may(session, 'directory-write')) side.append(createForm(session));
   screen.body.append(h('div', { class: 'split' }, side, details));
   list.append(h('li', { class: 'muted' }, 'Reading the directories…'));
   const open = (id: string) => {
     for (const each of list.querySelectorAll('button[aria-pressed]'))
       each.setAttribute('aria-pressed', String(each.getAttribute('data-directory') === id));
-    history.replaceState(null, '', `#directories/${encodeURIComponent(id)}`);
+    history.replaceState(null, '', keepingChoice(session, `#directories/${encodeURIComponent(id)}`));
     call<Directory>('GET', path(id)).then(
       (shown) => {
         if (screen.current()) showDetails(screen, session, shown, details, list);
@@ -66,7 +67,7 @@ function renderDirectories(screen: Screen, session: SessionView, openId: string 
   );
 }
 
-function createForm(): HTMLElement {
+function createForm(session: SessionView): HTMLElement {
   const name = textInput('Directory name', { hint: 'Unique in your organization.' });
   const note = formNote();
   const button = h('button', { type: 'submit', class: 'primary' }, 'Create directory');
@@ -85,7 +86,7 @@ function createForm(): HTMLElement {
     void acting(button, note, async () => {
       const created = await call<Directory>('POST', 'directories', { name: name.value.trim() });
       // A new address draws the list again with the new directory open.
-      location.hash = `#directories/${encodeURIComponent(created.id)}`;
+      location.hash = keepingChoice(session, `#directories/${encodeURIComponent(created.id)}`);
     });
   });
   return form;
@@ -142,7 +143,15 @@ function showDetails(
       services.replaceChildren(
         ...(answer.services.length
           ? answer.services.map((service) =>
-              h('li', {}, h('a', { href: `#services/${encodeURIComponent(service.id)}` }, service.name)),
+              h(
+                'li',
+                {},
+                h(
+                  'a',
+                  { href: keepingChoice(session, `#services/${encodeURIComponent(service.id)}`) },
+                  service.name,
+                ),
+              ),
             )
           : [h('li', { class: 'muted' }, 'No services yet.')]),
       ),

@@ -1,7 +1,9 @@
 import { h } from '../authenticator/dom.ts';
 import { call, type SessionView } from './api.ts';
-import { addressQuery, goWithQuery, organizationInput } from './address-query.ts';
+import { addressQuery, goWithQuery } from './address-query.ts';
 import { type Bar, type BarSeries, stackedBars } from './chart.ts';
+import { organizationChooser } from './organization-choice.ts';
+import { maxHealthOrganizations } from '#shared/domain/health';
 import type { Screen } from './screen.ts';
 import { refused, type Section } from './section.ts';
 
@@ -82,7 +84,6 @@ function renderHealth(screen: Screen, session: SessionView): void {
   const address = addressQuery();
   const hours = hourChoices.includes(address.get('hours') ?? '') ? (address.get('hours') as string) : '24';
   const organizationId = address.get('organization_id') ?? '';
-  const operator = session.organization_id === null;
 
   const select = h(
     'select',
@@ -92,7 +93,11 @@ function renderHealth(screen: Screen, session: SessionView): void {
   const form = h(
     'form',
     { class: 'filters', 'aria-label': 'Range' },
-    operator ? organizationInput('health-organization_id', organizationId) : undefined,
+    organizationChooser(
+      session,
+      '#health/',
+      `Every organization together (the first ${maxHealthOrganizations} at most)`,
+    ),
     h('div', { class: 'field' }, h('label', { for: select.id }, 'Range'), select),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Show')),
   );

@@ -8,7 +8,7 @@ interface Organization {
   readonly name: string;
 }
 
-/** The address's query field holding the operator's choice, as the audit and health pages name it. */
+/** The address's query field holding the operator's choice, as the API names it. */
 const field = 'organization_id';
 
 /** Whether the signed-in admin is above every organization and so chooses one; anyone else works in their own. */
@@ -27,9 +27,18 @@ export function withOrganization(hash: string, organizationId: string | undefine
 }
 
 /**
- * The operator's organization chooser, shared by the admins, keys and services pages: the deployment's organizations
- * by name (GET /console/api/organizations), the choice put in the address as `?organization_id=<id>` after `hash`.
- * `none` names what the page shows when no organization is chosen. Nothing for anyone else.
+ * `#<section>/<path>` keeping the operator's choice in the address, for the navigation and a page's own links: the
+ * choice follows the operator through every section, those showing every organization's at once (directories, users,
+ * dead letters) passing it on unread. Anyone else's addresses stay as they are.
+ */
+export const keepingChoice = (session: SessionView, hash: string): string =>
+  withOrganization(hash, choosesOrganization(session) ? chosenOrganization(session) : undefined);
+
+/**
+ * The operator's organization chooser, shared by the admins, keys, services, audit and health pages: the organizations
+ * by name (GET /console/api/organizations), the choice put in the address as `?organization_id=<id>` after `hash`,
+ * beside the page's other filters there (the audit trail's range …). `none` names what the page shows when no
+ * organization is chosen. Nothing for anyone else.
  */
 export function organizationChooser(
   session: SessionView,
@@ -61,7 +70,10 @@ export function organizationChooser(
     () => (status.textContent = 'The organizations could not be read.'),
   );
   select.addEventListener('change', () => {
-    location.hash = withOrganization(hash, select.value || undefined);
+    const query = addressQuery();
+    if (select.value) query.set(field, select.value);
+    else query.delete(field);
+    location.hash = query.toString() ? `${hash}?${query}` : hash;
   });
   return h(
     'div',

@@ -5,6 +5,7 @@ import { acting, checkbox, formNote, httpUrlProblem, nameProblem, textInput, wra
 import {
   choosesOrganization,
   chosenOrganization,
+  keepingChoice,
   organizationChooser,
   withOrganization,
 } from './organization-choice.ts';
@@ -79,7 +80,11 @@ function renderServices(screen: Screen, session: SessionView): void {
                   h(
                     'li',
                     {},
-                    h('a', { href: `#services/${encodeURIComponent(service.id)}` }, service.name),
+                    h(
+                      'a',
+                      { href: keepingChoice(session, `#services/${encodeURIComponent(service.id)}`) },
+                      service.name,
+                    ),
                     h('span', { class: 'muted' }, service.active ? ' · Active' : ' · Inactive'),
                   ),
                 )
@@ -88,7 +93,7 @@ function renderServices(screen: Screen, session: SessionView): void {
         ),
       ),
     );
-    if (may(session, 'service-write')) side.append(createForm(places));
+    if (may(session, 'service-write')) side.append(createForm(session, places));
   })().catch((error: unknown) => refused(screen, error));
 }
 
@@ -139,7 +144,7 @@ function readFields(fields: Fields): { body: Record<string, unknown> } | { wrong
 }
 
 /** The create form, with where the new service belongs; on success the new service's page. */
-function createForm(places: readonly Place[]): HTMLElement {
+function createForm(session: SessionView, places: readonly Place[]): HTMLElement {
   const where = h(
     'select',
     { id: 'service-place' },
@@ -152,7 +157,7 @@ function createForm(places: readonly Place[]): HTMLElement {
       const place = places[Number(where.value)];
       if (!place) return 'Choose where the service belongs.';
       const created = await call<ServiceView>('POST', place.path, body);
-      location.hash = `#services/${encodeURIComponent(created.id)}`;
+      location.hash = keepingChoice(session, `#services/${encodeURIComponent(created.id)}`);
       return undefined;
     },
   );
@@ -208,7 +213,7 @@ function renderService(screen: Screen, session: SessionView, id: string): void {
       const { policy, ...shown } = service;
       const draw = (changed: ServiceView) => {
         if (!screen.current()) return;
-        details.replaceChildren(...serviceDetails(changed));
+        details.replaceChildren(...serviceDetails(session, changed));
         if (may(session, 'service-write')) details.append(editForm(changed, path, draw));
       };
       draw(shown);
@@ -219,7 +224,7 @@ function renderService(screen: Screen, session: SessionView, id: string): void {
   );
 }
 
-function serviceDetails(service: ServiceView): Node[] {
+function serviceDetails(session: SessionView, service: ServiceView): Node[] {
   const row = (term: string, value: string) => [h('dt', {}, term), h('dd', {}, value)];
   return [
     h('h2', {}, service.name),
@@ -240,7 +245,7 @@ function serviceDetails(service: ServiceView): Node[] {
             {},
             h(
               'a',
-              { href: `#directories/${encodeURIComponent(service.directory_id)}` },
+              { href: keepingChoice(session, `#directories/${encodeURIComponent(service.directory_id)}`) },
               'Open its directory',
             ),
           ),

@@ -1,5 +1,6 @@
 import { h } from '../authenticator/dom.ts';
 import type { SessionView } from './api.ts';
+import { keepingChoice } from './organization-choice.ts';
 import { may, type Section } from './section.ts';
 import { sections } from './sections.ts';
 import { showScreen } from './screen.ts';
@@ -77,7 +78,11 @@ function show(
           {},
           h(
             'a',
-            { href: `#${each.id}`, ...(each === section ? { 'aria-current': 'page' } : {}) },
+            {
+              // Drawn again on each address change, so each link carries the operator's current choice.
+              href: keepingChoice(session, `#${each.id}`),
+              ...(each === section ? { 'aria-current': 'page' } : {}),
+            },
             each.title,
           ),
         ),

@@ -1,6 +1,7 @@
 import { h, notice } from '../authenticator/dom.ts';
 import { confirmStep } from './confirm-step.ts';
 import { call, ConsoleApiError, type SessionView } from './api.ts';
+import { keepingChoice } from './organization-choice.ts';
 import type { Screen } from './screen.ts';
 import { may, refused, type Section } from './section.ts';
 
@@ -130,7 +131,7 @@ function renderUsers(screen: Screen, session: SessionView, path: readonly string
       screen.notes.replaceChildren(notice('Choose a directory and type the user’s identifier.', 'error'));
       return;
     }
-    const hash = userHash(directory.value, wanted);
+    const hash = keepingChoice(session, userHash(directory.value, wanted));
     // The same address again fires no hashchange: look again here.
     if (location.hash === hash) void lookUp(screen, session, result, directory.value, wanted);
     else location.hash = hash;
