@@ -5,7 +5,8 @@ import type { Answer, SignedIn } from '#test/integration/console/console-client'
 /**
  * Admin management in the console (docs/console.md#admin-management) over real HTTP against the local runtime: the
  * owners' list of admins and invites, invites by role, role changes and removals, each ending the changed admin's
- * sessions; the last owner kept (CON-009), other organizations' admins answered as missing ones (CON-004), the other
+ * sessions (a removal also unlinking their authenticator, cancelling their approval, revoking their invites, and
+ * finished by a retry when it stopped halfway); the last owner kept (CON-009), other organizations' admins answered as missing ones (CON-004), the other
  * roles refused (CON-003), and each change an audit record naming the acting admin.
  */
 let runtime: TestRuntime;
@@ -219,6 +220,20 @@ async function storedState(authRequestId: string) {
   return auth && authRequestState(auth, Math.floor(Date.now() / 1000));
 }
 
+/**
+ * An admin with a linked authenticator whose removal stopped right after its first step, as a crash there would leave
+ * it: the account gone, the session and the phone's link still there.
+ */
+async function halfRemovedAdmin(): Promise<SignedIn> {
+  const leaving = await client.signedIn('admin', organizationId);
+  await client.linkedAuthenticator(leaving);
+  const { getAdminAccount, removeAdminAccount } = await import('#shared/store/console-admins');
+  const account = await getAdminAccount(leaving.adminId);
+  if (!account) throw new Error('No account was enrolled');
+  expect(await removeAdminAccount(account)).toBe('changed');
+  return leaving;
+}
+
 describe('removing an admin who has an authenticator, a sign-in waiting and an invite out', () => {
   it('cancels the approval, unlinks the authenticator, ends every session and revokes the invite', async () => {
     const since = new Date(Date.now() - 1000);
@@ -264,13 +279,7 @@ describe('removing an admin who has an authenticator, a sign-in waiting and an i
   });
 
   it('finishes a removal that stopped once the account was gone: the next removal takes the rest', async () => {
-    const leaving = await client.signedIn('admin', organizationId);
-    await client.linkedAuthenticator(leaving);
-    const { getAdminAccount, removeAdminAccount } = await import('#shared/store/console-admins');
-    const account = await getAdminAccount(leaving.adminId);
-    if (!account) throw new Error('No account was enrolled');
-    // As a crash right after the account went would leave it: the session and the phone's link still there.
-    expect(await removeAdminAccount(account)).toBe('changed');
+    const leaving = await halfRemovedAdmin();
     expect(refusal(await signInAgain(leaving))).toEqual({ status: 403, code: 'CON-006' });
 
     const again = await client.call('DELETE', `/admins/${leaving.adminId}`, { session: owner });
@@ -284,12 +293,7 @@ describe('removing an admin who has an authenticator, a sign-in waiting and an i
   });
 
   it('answers another organization’s unfinished removal as a missing admin, and leaves it as it was', async () => {
-    const leaving = await client.signedIn('admin', organizationId);
-    await client.linkedAuthenticator(leaving);
-    const { getAdminAccount, removeAdminAccount } = await import('#shared/store/console-admins');
-    const account = await getAdminAccount(leaving.adminId);
-    if (!account) throw new Error('No account was enrolled');
-    expect(await removeAdminAccount(account)).toBe('changed');
+    const leaving = await halfRemovedAdmin();
     const foreignOwner = await client.signedIn('owner', await newOrganization());
     expect(
       refusal(await client.call('DELETE', `/admins/${leaving.adminId}`, { session: foreignOwner })),
