@@ -78,9 +78,9 @@ export const adminEndpoints: readonly ConsoleEndpoint[] = [
     confirmed: true,
     needs: 'admin-management',
     schema: undefined,
-    handle: async ({ session, parameters }) => {
+    handle: async ({ session, parameters, now }) => {
       const acting = actingSession(session);
-      const { account } = await removeAdmin(acting, parameters.id ?? '');
+      const { account } = await removeAdmin(acting, parameters.id ?? '', now);
       return {
         status: 204,
         targetId: account.adminId,

@@ -5,6 +5,7 @@ import {
   adminCredentialKey,
   adminListingKey,
   adminListingPartition,
+  adminRemovalKey,
 } from '#shared/store/console-keys';
 import { batchGetAll, dynamo, isConditionalFailure, queryAll, tableName } from '#shared/store/dynamo';
 import { type TableWrite, writeTogether } from '#shared/store/write-together';
@@ -161,10 +162,25 @@ export async function changeAdminRole(
   return changeOf(await writeTogether(writes), 2);
 }
 
+/** A removal under way: the account is gone; what it left (its passkeys' index, and more) is still going. */
+export interface AdminRemoval {
+  readonly adminId: string;
+  readonly organizationId: string | null;
+  readonly credentialIds: readonly string[];
+}
+
+/** The removal of an account, as recorded while it is under way. */
+export const removalOf = (account: AdminAccount): AdminRemoval => ({
+  adminId: account.adminId,
+  organizationId: account.organizationId,
+  credentialIds: account.passkeys.map((passkey) => passkey.credentialId),
+});
+
 /**
- * Removes an admin: the account and its listing together (if its role is still the one read), then its passkeys'
- * index, so that they sign nobody in. A crash before the index goes leaves entries naming no account, which sign
- * nobody in either.
+ * Removes an admin: the account and its listing (if its role is still the one read), and in their place a record of
+ * the removal, all together. From then on the admin's passkeys sign nobody in (their index names no account); the
+ * caller then takes away what the account left and ends with `finishAdminRemoval`. A crash before that leaves the
+ * record, by which a retry of the removal finds the admin and finishes.
  */
 export async function removeAdminAccount(
   account: AdminAccount,
@@ -181,14 +197,26 @@ export async function removeAdminAccount(
       },
     },
     { Delete: { TableName: tableName, Key: adminListingKey(account.organizationId, account.adminId) } },
+    { Put: { TableName: tableName, Item: { ...adminRemovalKey(account.adminId), ...removalOf(account) } } },
     ...(keepOwner ? [stillOwner(keepOwner)] : []),
   ];
-  const change = changeOf(await writeTogether(writes), 2);
-  if (change !== 'changed') return change;
-  for (const passkey of account.passkeys) {
-    await dynamo.send(
-      new DeleteCommand({ TableName: tableName, Key: adminCredentialKey(passkey.credentialId) }),
-    );
+  return changeOf(await writeTogether(writes), 3);
+}
+
+/** The removal of an admin that has not finished yet, if any. */
+export async function getAdminRemoval(adminId: string): Promise<AdminRemoval | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: adminRemovalKey(adminId), ConsistentRead: true }),
+  );
+  if (!Item) return undefined;
+  const { pk: _pk, sk: _sk, ...removal } = Item;
+  return removal as AdminRemoval;
+}
+
+/** The last of a removal: the passkeys' index, then the record of the removal, which a retry would have gone by. */
+export async function finishAdminRemoval(removal: AdminRemoval): Promise<void> {
+  for (const credentialId of removal.credentialIds) {
+    await dynamo.send(new DeleteCommand({ TableName: tableName, Key: adminCredentialKey(credentialId) }));
   }
-  return change;
+  await dynamo.send(new DeleteCommand({ TableName: tableName, Key: adminRemovalKey(removal.adminId) }));
 }

@@ -4,6 +4,7 @@ import {
   adminListingPartition,
   challengeKey,
   inviteKey,
+  inviteKeyOfDigest,
   inviteListingKey,
   secretDigest,
 } from '#shared/store/console-keys';
@@ -137,6 +138,16 @@ export async function consumeInvite(token: string, nowSeconds: number): Promise<
     );
   }
   return invite;
+}
+
+/** Revokes pending invites: each one, then its entry in its organization's list. */
+export async function deleteInvites(invites: readonly Pick<PendingInvite, 'id' | 'organizationId'>[]) {
+  for (const invite of invites) {
+    await dynamo.send(new DeleteCommand({ TableName: tableName, Key: inviteKeyOfDigest(invite.id) }));
+    await dynamo.send(
+      new DeleteCommand({ TableName: tableName, Key: inviteListingKey(invite.organizationId, invite.id) }),
+    );
+  }
 }
 
 export const putChallenge = (challenge: string, stored: StoredChallenge) =>

@@ -8,6 +8,7 @@ import type { ItemKey } from '#shared/store/keys';
  *
  *   CONSOLE#ADMIN#<admin>          ADMIN        an admin account: organization, role, name, passkeys
  *   CONSOLE#ADMIN#<admin>          SESSION#<h>  which sessions an admin has, so that a role change or removal ends them
+ *   CONSOLE#ADMIN#<admin>          REMOVAL      a removal under way: the account is gone, what it left is going
  *   CONSOLE#ORG#<org>|OPERATOR      ADMIN#<admin>  which admins an organization (or the deployment) has
  *   CONSOLE#ORG#<org>|OPERATOR      INVITE#<h>     which invites of it are pending (h: the token's SHA-256)
  *   CONSOLE#CRED#<h>               CRED         which admin a passkey is (h: the credential id's SHA-256)
@@ -28,6 +29,10 @@ export const adminAccountKey = (adminId: string): ItemKey => ({
   pk: `${prefix}ADMIN#${adminId}`,
   sk: 'ADMIN',
 });
+export const adminRemovalKey = (adminId: string): ItemKey => ({
+  pk: adminAccountKey(adminId).pk,
+  sk: 'REMOVAL',
+});
 export const adminListingPartition = (organizationId: string | null) =>
   `${prefix}ORG#${organizationId ?? 'OPERATOR'}`;
 export const adminListingKey = (organizationId: string | null, adminId: string): ItemKey => ({
@@ -42,10 +47,12 @@ export const adminCredentialKey = (credentialId: string): ItemKey => ({
   pk: `${prefix}CRED#${secretDigest(credentialId)}`,
   sk: 'CRED',
 });
-export const inviteKey = (token: string): ItemKey => ({
-  pk: `${prefix}INVITE#${secretDigest(token)}`,
+/** An invite's key from its token's digest, as its organization's list of pending invites holds it. */
+export const inviteKeyOfDigest = (digest: string): ItemKey => ({
+  pk: `${prefix}INVITE#${digest}`,
   sk: 'INVITE',
 });
+export const inviteKey = (token: string): ItemKey => inviteKeyOfDigest(secretDigest(token));
 export const sessionKey = (token: string): ItemKey => ({
   pk: `${prefix}SESSION#${secretDigest(token)}`,
   sk: 'SESSION',

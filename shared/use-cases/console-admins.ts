@@ -13,13 +13,17 @@ import { ApiError, invalidArgument } from '#shared/errors';
 import { uuid } from '#shared/http/schemas/common';
 import {
   type AdminChange,
+  type AdminRemoval,
   changeAdminRole,
+  finishAdminRemoval,
   getAdminAccount,
+  getAdminRemoval,
   listAdminAccounts,
+  removalOf,
   removeAdminAccount,
 } from '#shared/store/console-admins';
 import { getConsoleApprovals } from '#shared/store/console-approvals';
-import { listPendingInvites } from '#shared/store/console-ceremonies';
+import { deleteInvites, listPendingInvites } from '#shared/store/console-ceremonies';
 import { endAdminSessions } from '#shared/store/console-sessions';
 import { getOrganization } from '#shared/store/organizations';
 import { getUser } from '#shared/store/users';
@@ -127,14 +131,13 @@ export async function inviteAdmin(
 /** The admin an id names, if the session may manage them: another organization's is CON-004, as an unknown one. */
 async function manageableAdmin(session: ConsoleSession, adminId: string): Promise<AdminAccount> {
   const account = v.is(uuid, adminId) ? await getAdminAccount(adminId) : undefined;
-  if (!account) throw noAdmin(adminId);
-  const mine =
-    account.organizationId === null
-      ? session.role === 'operator'
-      : sameOrganization(session, account.organizationId);
-  if (!mine) throw noAdmin(adminId);
+  if (!account || !manages(session, account.organizationId)) throw noAdmin(adminId);
   return account;
 }
+
+/** Whether the session manages the admins of an organization (null: the deployment's operators). */
+const manages = (session: ConsoleSession, organizationId: string | null) =>
+  organizationId === null ? session.role === 'operator' : sameOrganization(session, organizationId);
 
 /**
  * The organization's other owner that a change of `account` relies on, when `account` is an owner about to be one no
@@ -193,13 +196,45 @@ export function changeAdminRoleFor(session: ConsoleSession, adminId: string, rol
 }
 
 /**
- * DELETE /console/api/admins/{id}: removes an admin: the account and its listing, its passkeys' index (they sign
- * nobody in), its sessions. The organization's last owner stays (CON-009).
+ * Takes from an admin all that lets them act besides their account (a reset, and each removal): the approval pending on
+ * their authenticator is cancelled, every device of theirs in the console directory unlinked, then their sessions end
+ * (after the unlink: a session the old authenticator approved meanwhile ends too). Each step may run again.
  */
-export function removeAdmin(session: ConsoleSession, adminId: string) {
-  return changeAdmin(session, adminId, async (account) =>
+async function disarmAdmin(adminId: string, now: Date) {
+  const unlinked = await unlinkAdminAuthenticators(adminId, now);
+  const ended = await endAdminSessions(adminId);
+  return { unlinked, ended };
+}
+
+/**
+ * What a removal leaves once the account is gone, taken away: the admin disarmed, the invites they made and nobody
+ * used revoked (a removed owner keeps no way back in), the passkeys' index, then the record of the removal.
+ */
+async function finishRemoval(removal: AdminRemoval, now: Date): Promise<void> {
+  await disarmAdmin(removal.adminId, now);
+  const invited = await listPendingInvites(removal.organizationId, epochSeconds(now));
+  await deleteInvites(invited.filter((invite) => invite.invitedBy === consoleActor(removal.adminId)));
+  await finishAdminRemoval(removal);
+}
+
+/**
+ * DELETE /console/api/admins/{id}: removes an admin. The account and its listing go first, in one transaction that
+ * keeps the organization's last owner (CON-009), so that from then on their passkeys sign nobody in; then what it
+ * left: their pending approval, their devices in the console directory, their sessions, the invites they made, their
+ * passkeys' index. A removal stopped halfway is finished by the next one, which answers as the first; once finished,
+ * the admin is CON-004, as one that never was.
+ */
+export async function removeAdmin(session: ConsoleSession, adminId: string, now: Date) {
+  const unfinished = v.is(uuid, adminId) ? await getAdminRemoval(adminId) : undefined;
+  if (unfinished && manages(session, unfinished.organizationId)) {
+    await finishRemoval(unfinished, now);
+    return { account: unfinished };
+  }
+  const removed = await changeAdmin(session, adminId, async (account) =>
     removeAdminAccount(account, await keptOwner(account)),
   );
+  await finishRemoval(removalOf(removed.account), now);
+  return removed;
 }
 
 /**
@@ -216,8 +251,5 @@ export async function resetAdminAuthenticator(session: ConsoleSession, adminId: 
       'No admin resets their own authenticator: another owner, or the operator, does it for you',
     );
   }
-  const unlinked = await unlinkAdminAuthenticators(account.adminId, now);
-  // After the unlink: a session its old authenticator approved meanwhile ends too.
-  const ended = await endAdminSessions(account.adminId);
-  return { account, unlinked, ended };
+  return { account, ...(await disarmAdmin(account.adminId, now)) };
 }

@@ -119,7 +119,7 @@ function renderAdmins(screen: Screen, session: SessionView): void {
     const remove = h('button', { type: 'button', class: 'danger' }, 'Remove');
     remove.addEventListener('click', () =>
       confirmThen({
-        question: `Remove ${admin.name}? Their sessions end and their passkey signs nobody in.`,
+        question: `Remove ${admin.name}? Their sessions end, their authenticator is unlinked, the invites they made are revoked, and their passkey signs nobody in.`,
         label: `Remove ${admin.name}`,
         done: `${admin.name} was removed.`,
         act: () => call('DELETE', `admins/${encodeURIComponent(admin.id)}`),

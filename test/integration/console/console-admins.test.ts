@@ -5,7 +5,8 @@ import type { Answer, SignedIn } from '#test/integration/console/console-client'
 /**
  * Admin management in the console (docs/console.md#admin-management) over real HTTP against the local runtime: the
  * owners' list of admins and invites, invites by role, role changes and removals, each ending the changed admin's
- * sessions; the last owner kept (CON-009), other organizations' admins answered as missing ones (CON-004), the other
+ * sessions (a removal also unlinking their authenticator, cancelling their approval, revoking their invites, and
+ * finished by a retry when it stopped halfway); the last owner kept (CON-009), other organizations' admins answered as missing ones (CON-004), the other
  * roles refused (CON-003), and each change an audit record naming the acting admin.
  */
 let runtime: TestRuntime;
@@ -199,6 +200,105 @@ describe('removing an admin', () => {
         status: 204,
       }),
     );
+  });
+});
+
+/** The removed admin's devices in the console directory, as the store holds them (the admins' list no longer shows them). */
+async function consoleDevices(adminId: string) {
+  const { getConsoleApprovals } = await import('#shared/store/console-approvals');
+  const { getUser } = await import('#shared/store/users');
+  const setup = await getConsoleApprovals();
+  if (!setup) throw new Error('The console directory was never made');
+  return (await getUser({ directoryId: setup.directoryId, identifier: adminId }))?.devices ?? [];
+}
+
+/** How an auth request stands in the store. */
+async function storedState(authRequestId: string) {
+  const { findAuthRequest } = await import('#shared/use-cases/auth-request-outcomes');
+  const { authRequestState } = await import('#shared/domain/auth-request');
+  const auth = await findAuthRequest(authRequestId);
+  return auth && authRequestState(auth, Math.floor(Date.now() / 1000));
+}
+
+/**
+ * An admin with a linked authenticator whose removal stopped right after its first step, as a crash there would leave
+ * it: the account gone, the session and the phone's link still there.
+ */
+async function halfRemovedAdmin(): Promise<SignedIn> {
+  const leaving = await client.signedIn('admin', organizationId);
+  await client.linkedAuthenticator(leaving);
+  const { getAdminAccount, removeAdminAccount } = await import('#shared/store/console-admins');
+  const account = await getAdminAccount(leaving.adminId);
+  if (!account) throw new Error('No account was enrolled');
+  expect(await removeAdminAccount(account)).toBe('changed');
+  return leaving;
+}
+
+describe('removing an admin who has an authenticator, a sign-in waiting and an invite out', () => {
+  it('cancels the approval, unlinks the authenticator, ends every session and revokes the invite', async () => {
+    const since = new Date(Date.now() - 1000);
+    const leaving = await client.signedIn('owner', organizationId);
+    const device = await client.linkedAuthenticator(leaving);
+    expect(await consoleDevices(leaving.adminId)).toHaveLength(1);
+    const invited = await client.call('POST', '/admins/invites', {
+      session: leaving,
+      body: { role: 'owner' },
+    });
+    expect(invited.status).toBe(201);
+    const invite = new URL(invited.body?.url as string).hash.replace(/^#invite=/, '');
+    const waiting = await client.signInAgain(leaving);
+    const approval = await client.call('POST', '/sign-in/approval', { session: waiting });
+    expect(approval.status).toBe(201);
+    expect(await device.pending()).toHaveLength(1);
+
+    const removed = await client.call('DELETE', `/admins/${leaving.adminId}`, { session: owner });
+    expect(removed.status).toBe(204);
+    expect(await sessionStatus(leaving)).toEqual({ status: 401, code: 'CON-001' });
+    expect(await sessionStatus(waiting)).toEqual({ status: 401, code: 'CON-001' });
+    expect(await storedState(approval.body?.auth_request as string)).toBe('cancelled');
+    // The old phone holds no link: nothing of the admin's is left in the console directory.
+    expect(await consoleDevices(leaving.adminId)).toEqual([]);
+    expect(refusal(await signInAgain(leaving))).toEqual({ status: 403, code: 'CON-006' });
+    expect(refusal(await client.call('POST', '/enrolment/options', { body: { invite } }))).toEqual({
+      status: 403,
+      code: 'CON-006',
+    });
+    expect((await listed(owner)).invites.map((each) => each.invited_by)).not.toContain(
+      `console:${leaving.adminId}`,
+    );
+
+    expect(refusal(await client.call('DELETE', `/admins/${leaving.adminId}`, { session: owner }))).toEqual({
+      status: 404,
+      code: 'CON-004',
+    });
+    const records = (await client.store.consoleRecords(organizationId, since)).filter(
+      (record) =>
+        record.operation === 'DELETE /console/api/admins/{id}' && record.target_id === leaving.adminId,
+    );
+    expect(records).toEqual([expect.objectContaining({ actor_id: `console:${owner.adminId}`, status: 204 })]);
+  });
+
+  it('finishes a removal that stopped once the account was gone: the next removal takes the rest', async () => {
+    const leaving = await halfRemovedAdmin();
+    expect(refusal(await signInAgain(leaving))).toEqual({ status: 403, code: 'CON-006' });
+
+    const again = await client.call('DELETE', `/admins/${leaving.adminId}`, { session: owner });
+    expect(again.status).toBe(204);
+    expect(await sessionStatus(leaving)).toEqual({ status: 401, code: 'CON-001' });
+    expect(await consoleDevices(leaving.adminId)).toEqual([]);
+    expect(refusal(await client.call('DELETE', `/admins/${leaving.adminId}`, { session: owner }))).toEqual({
+      status: 404,
+      code: 'CON-004',
+    });
+  });
+
+  it('answers another organization’s unfinished removal as a missing admin, and leaves it as it was', async () => {
+    const leaving = await halfRemovedAdmin();
+    const foreignOwner = await client.signedIn('owner', await newOrganization());
+    expect(
+      refusal(await client.call('DELETE', `/admins/${leaving.adminId}`, { session: foreignOwner })),
+    ).toEqual({ status: 404, code: 'CON-004' });
+    expect(await consoleDevices(leaving.adminId)).toHaveLength(1);
   });
 });
 
