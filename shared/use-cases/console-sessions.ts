@@ -102,12 +102,18 @@ function tooManyFailures(where: string, retryAfter: number): ApiError {
 export async function liveSession(token: string | undefined, now: Date): Promise<ConsoleSession> {
   const nowSeconds = epochSeconds(now);
   const session = token === undefined ? undefined : await getSession(token);
-  if (!session || !sessionIsLive(session, nowSeconds)) {
-    throw new ApiError('CON-001', 'No console session, or it has ended; sign in again');
-  }
-  if (sessionNeedsTouch(session, nowSeconds)) await touchSession(token as string, session, nowSeconds);
+  if (!session || !sessionIsLive(session, nowSeconds)) throw noSession();
+  // The account is read on every request too, so that no session outlives its admin's removal or role, even when the
+  // removal stopped before it ended the sessions.
+  const [account] = await Promise.all([
+    getAdminAccount(session.adminId),
+    sessionNeedsTouch(session, nowSeconds) ? touchSession(token as string, session, nowSeconds) : undefined,
+  ]);
+  if (account?.role !== session.role || account.organizationId !== session.organizationId) throw noSession();
   return session;
 }
+
+const noSession = () => new ApiError('CON-001', 'No console session, or it has ended; sign in again');
 
 /**
  * POST /console/api/sign-out: the session goes, and first the approval it waits for, cancelled so that the admin's

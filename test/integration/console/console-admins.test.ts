@@ -281,6 +281,8 @@ describe('removing an admin who has an authenticator, a sign-in waiting and an i
   it('finishes a removal that stopped once the account was gone: the next removal takes the rest', async () => {
     const leaving = await halfRemovedAdmin();
     expect(refusal(await signInAgain(leaving))).toEqual({ status: 403, code: 'CON-006' });
+    // Its session is still stored, and already acts for nobody: the account it was signed in as is gone.
+    expect(await sessionStatus(leaving)).toEqual({ status: 401, code: 'CON-001' });
 
     const again = await client.call('DELETE', `/admins/${leaving.adminId}`, { session: owner });
     expect(again.status).toBe(204);
