@@ -27,6 +27,14 @@ export interface AuthAnswer {
   readonly fraud?: true;
 }
 
+/**
+ * What the service can see of an answer: the package is sealed to the requester, so an approval and a sealed denial are
+ * both `answered`; `denied` is a denial said in the clear, or one the device reported as fraud.
+ */
+export function answerOutcome(answer: AuthAnswer): 'answered' | 'denied' {
+  return answer.clearDenial || answer.fraud ? 'denied' : 'answered';
+}
+
 /** A denial a device says in the clear (docs/protocol.md#number-matching): the reason chosen, and whether it is fraud. */
 export interface ClearDenial {
   readonly denialReason: string | null;

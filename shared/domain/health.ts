@@ -3,7 +3,7 @@
  * fixed histogram of latencies, so that each event is one counter increment (no read before the write) and a
  * percentile is read back from the counts.
  */
-import { type AuthRequest, authRequestState } from '#shared/domain/auth-request';
+import { answerOutcome, type AuthRequest, authRequestState } from '#shared/domain/auth-request';
 
 /** How long a bucket is. */
 export const healthBucketSeconds = 300;
@@ -57,7 +57,7 @@ export function authEnd(auth: AuthRequest, nowMs: number): AuthEnd | undefined {
     return { outcome: 'cancelled', endedAtMs: nowMs, latencyMs: undefined };
   const endedAtMs = Date.parse(auth.answer.answeredAt);
   return {
-    outcome: auth.answer.clearDenial || auth.answer.fraud ? 'denied' : 'answered',
+    outcome: answerOutcome(auth.answer),
     endedAtMs,
     latencyMs: Math.max(0, endedAtMs - Date.parse(auth.created)),
   };

@@ -1,4 +1,4 @@
-import type { AuthAnswer, ShownAuthRequest } from '#shared/domain/auth-request';
+import { type AuthAnswer, answerOutcome, type ShownAuthRequest } from '#shared/domain/auth-request';
 import type { PushChannel } from '#shared/push/channel';
 
 /** Device link states on the wire (docs/protocol.md#objects). */
@@ -58,7 +58,7 @@ export function deviceLastAnswer(
   const fraud = answer.fraud === true || answer.clearDenial?.fraud === true;
   return {
     at: answer.answeredAt,
-    outcome: failed ? 'failed' : fraud || answer.clearDenial ? 'denied' : 'answered',
+    outcome: failed ? 'failed' : answerOutcome(answer),
     ...(fraud ? { fraud: true as const } : {}),
     authRequestId,
     serviceId,

@@ -535,13 +535,14 @@ export function releasePendingSlotWrite(
   authId: string,
   answered?: { readonly deviceId: string; readonly lastAnswer: DeviceLastAnswer },
 ): TableWrite {
-  if (!answered) return { Update: userUpdate(key, pendingSlotRelease(authId)) };
+  const release = pendingSlotRelease(authId);
+  if (!answered) return { Update: userUpdate(key, release) };
   return {
     Update: userUpdate(key, {
-      UpdateExpression: 'REMOVE pending SET devices.#device.lastAnswer = :last',
-      ConditionExpression: 'pending.authId = :auth AND attribute_exists(devices.#device)',
+      UpdateExpression: `${release.UpdateExpression} SET devices.#device.lastAnswer = :last`,
+      ConditionExpression: `${release.ConditionExpression} AND attribute_exists(devices.#device)`,
       ExpressionAttributeNames: { '#device': answered.deviceId },
-      ExpressionAttributeValues: { ':auth': authId, ':last': answered.lastAnswer },
+      ExpressionAttributeValues: { ...release.ExpressionAttributeValues, ':last': answered.lastAnswer },
     }),
   };
 }

@@ -1,8 +1,6 @@
 import { recordOperatorAction } from '#shared/audit/operator-action-record';
 import { deviceLinked } from '#shared/domain/subject';
 import { DeviceStatus, type PendingConfirmation, type UserKey } from '#shared/domain/user';
-import { sameOrganization } from '#shared/domain/console-permissions';
-import type { ConsoleSession } from '#shared/domain/console-session';
 import { clip, idEchoLength } from '#shared/echo';
 import { ApiError, forbidden, notFound } from '#shared/errors';
 import { publishEvent } from '#shared/events/publish';
@@ -22,6 +20,7 @@ import {
 } from '#shared/store/users';
 import { isoSeconds } from '#shared/time';
 import { mayConfirm } from '#shared/use-cases/device-confirmation';
+import { type OperatorOrConsoleAdmin, refuseForeignDirectory } from '#shared/use-cases/console-scope';
 import { deviceUserKey } from '#shared/use-cases/device-user-key';
 
 // Apart from the reads of device-confirmation.ts: only what confirms a link announces it on the webhook queue.
@@ -56,31 +55,21 @@ export async function answerLinkRequest(
 }
 
 /**
- * Who overrides a device confirmation: the operator at the admin CLI (`admin-cli:<account>`), whose command no
- * pipeline records, so the override records it; or a console admin, whose request the console pipeline records (the
- * admin, role and session), with the outcome as its target.
- */
-export type ConfirmationOverrider =
-  | { readonly operator: string }
-  | { readonly console: Pick<ConsoleSession, 'adminId' | 'role' | 'organizationId'> };
-
-/**
  * The override of the device confirmation, for a user who lost the phone that would confirm (`admin device confirm`,
  * the console's helpdesk): a device waiting for confirmation is linked, even after its window, and a device cooling
  * off may answer at once. Audited. A device that does neither is HTTP-404.
  */
 export async function overrideDeviceConfirmation(
   input: { directoryId: string; identifier: string; deviceId: string },
-  by: ConfirmationOverrider,
+  // The operator at the admin CLI (`admin-cli:<account>`), or a console admin whose record names the outcome.
+  by: OperatorOrConsoleAdmin,
   now: Date,
 ): Promise<{ readonly outcome: 'confirmed' | 'cooling-off-ended' }> {
   const head = await getHead({ type: 'dir', id: input.directoryId });
   const organizationId = ownershipOf(head)?.organizationId;
   if (organizationId === undefined)
     throw notFound(`There is no directory ${clip(input.directoryId, idEchoLength)}`);
-  // A console admin never reaches another organization's directory: it reads as a missing one.
-  if ('console' in by && !sameOrganization(by.console, organizationId))
-    throw new ApiError('CON-004', `No directory ${clip(input.directoryId, idEchoLength)}`);
+  refuseForeignDirectory(by, organizationId, input.directoryId);
   const key = { directoryId: input.directoryId, identifier: input.identifier };
   const entry = (await getUser(key))?.devices.find((candidate) => candidate.id === input.deviceId);
   const nowSeconds = Math.floor(now.getTime() / 1000);

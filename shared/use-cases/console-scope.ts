@@ -49,6 +49,24 @@ export async function consoleDirectoryOrganization(
   return owner;
 }
 
+/**
+ * Who makes a change the operator's admin CLI makes too: the operator there, whose change the use case records (no
+ * pipeline does), or a console admin, whose change the console's pipeline records (the admin, role and session).
+ */
+export type OperatorOrConsoleAdmin =
+  | { readonly operator: string }
+  | { readonly console: Pick<ConsoleSession, 'adminId' | 'role' | 'organizationId'> };
+
+/** Refuses a console admin a directory of another organization, as a missing one; the operator reaches every one. */
+export function refuseForeignDirectory(
+  by: OperatorOrConsoleAdmin,
+  organizationId: string,
+  directoryId: string,
+): void {
+  if ('console' in by && !sameOrganization(by.console, organizationId))
+    throw missing('directory', directoryId);
+}
+
 /** A service the admin may touch, with its owner (a directory, or the organization for an Organization Service). */
 export async function consoleService(admin: ConsoleSession, serviceId: string): Promise<Service> {
   const head = v.is(uuid, serviceId) ? await getHead({ type: 'svc', id: serviceId }) : undefined;

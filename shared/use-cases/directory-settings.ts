@@ -1,6 +1,4 @@
 import { recordOperatorAction } from '#shared/audit/operator-action-record';
-import { sameOrganization } from '#shared/domain/console-permissions';
-import type { ConsoleSession } from '#shared/domain/console-session';
 import {
   type DirectorySettings,
   parseCoolingOff,
@@ -9,8 +7,7 @@ import {
   parseSwitch,
   parseWebLinking,
 } from '#shared/domain/push-fatigue';
-import { ApiError } from '#shared/errors';
-import { clip, idEchoLength } from '#shared/echo';
+import { type OperatorOrConsoleAdmin, refuseForeignDirectory } from '#shared/use-cases/console-scope';
 import { getHead } from '#shared/store/heads';
 import {
   clearFraudLock,
@@ -36,26 +33,16 @@ export interface DirectorySettingsView {
 }
 
 /**
- * Who changes a directory's settings: the operator at the admin CLI, whose change is recorded here, or a console
- * admin, whose change the console's pipeline records (one record per change).
- */
-export type DirectorySettingsChanger =
-  | { readonly operator: string }
-  | { readonly console: Pick<ConsoleSession, 'adminId' | 'role' | 'organizationId'> };
-
-/**
  * Changes what is given (`--rate-limit <count>/<seconds>`, `--fraud-lock <seconds>|off`, `--web-linking on|off`) and
  * shows the result.
  */
 export async function updateDirectorySettings(
   directoryId: string,
   changes: DirectorySettingsChanges,
-  by: DirectorySettingsChanger = { operator: 'admin-cli' },
+  by: OperatorOrConsoleAdmin = { operator: 'admin-cli' },
 ): Promise<DirectorySettingsView> {
   const organizationId = await requireDirectoryHead(directoryId);
-  // A console admin never reaches another organization's directory: it reads as a missing one.
-  if ('console' in by && !sameOrganization(by.console, organizationId))
-    throw new ApiError('CON-004', `No directory ${clip(directoryId, idEchoLength)}`);
+  refuseForeignDirectory(by, organizationId, directoryId);
   const current = await getDirectorySettings(directoryId);
   const updated: DirectorySettings = {
     rateLimit: changes.rateLimit === undefined ? current.rateLimit : parseRateLimit(changes.rateLimit),

@@ -3,7 +3,13 @@ import { call, type SessionView } from './api.ts';
 import { addressQuery, goWithQuery } from './address-query.ts';
 import { type Bar, type BarSeries, stackedBars } from './chart.ts';
 import { organizationChooser } from './organization-choice.ts';
-import { maxHealthOrganizations } from '#shared/domain/health';
+import {
+  type AuthOutcome,
+  authOutcomes,
+  maxHealthOrganizations,
+  type PushProviderName,
+  pushProviderNames,
+} from '#shared/domain/health';
 import type { Screen } from './screen.ts';
 import { refused, type Section } from './section.ts';
 
@@ -15,11 +21,11 @@ interface PushFigures {
   readonly p95_ms: number | null;
 }
 
-const providers = ['webpush', 'apns', 'fcm'] as const;
-type Provider = (typeof providers)[number];
-
-const outcomes = ['answered', 'denied', 'failed', 'expired', 'cancelled'] as const;
-type Outcome = (typeof outcomes)[number];
+// The server's own lists: the page shows the providers and outcomes health counts, in its order.
+const providers = pushProviderNames;
+type Provider = PushProviderName;
+const outcomes = authOutcomes;
+type Outcome = AuthOutcome;
 
 /** How auth requests ended, and the time to the user's answer (bounds of histogram bins, ms). */
 interface AuthFigures {
