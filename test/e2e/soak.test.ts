@@ -44,6 +44,8 @@ describe('a short soak (npm run soak runs the long one)', () => {
       expect(report.flows).toBeGreaterThan(10);
       expect(report.webhooks.expected).toBeGreaterThan(0);
       expect(report.webhooks.received).toBe(report.webhooks.expected);
+      expect(report.webhooks.rejections).toEqual([]);
+      expect(report.memoryMb.flat).not.toBe(false);
       expect(report.ok).toBe(true);
     },
     timeoutMs,

@@ -52,6 +52,10 @@ export interface SoakReport {
     readonly expected: number;
     readonly received: number;
     readonly rejected: number;
+    /** Why the receiver refused them, as it said. */
+    readonly rejections: string[];
+    /** Answered 503 because the API was down when the receiver asked it for its key: the sender tries again. */
+    readonly unchecked: number;
     /**
      * Answers given from 2 s before the kill until the runtime was back, or in a flow it cut short: the local queue
      * lives in memory, so events still in it at a kill are gone (SQS keeps them). Not counted in `expected`.
@@ -280,6 +284,8 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
         expected: expectedWebhooks.size,
         received: [...receivedIds].filter((id) => expectedWebhooks.has(id)).length,
         rejected: receiver.rejected.length,
+        rejections: [...receiver.rejected],
+        unchecked: receiver.unchecked.length,
         excusedByRestart: answered.length - expectedWebhooks.size,
         excusedButReceived: answered.filter(([id]) => !expectedWebhooks.has(id) && receivedIds.has(id))
           .length,

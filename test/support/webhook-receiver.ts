@@ -34,6 +34,11 @@ export interface WebhookReceiver {
   readonly received: ReceivedWebhook[];
   /** Failures to verify: a correct service never causes one. */
   readonly rejected: string[];
+  /**
+   * Webhooks that could not be checked because the API did not answer for its key (during a restart, say): answered
+   * 503, as an application would, so the sender tries again. Not a failure to verify.
+   */
+  readonly unchecked: string[];
   /** What to answer to the next request of a path: a status, or a delay and a status. Defaults to 200. */
   answer(path: string, ...statuses: (number | { delayMs: number; status: number })[]): void;
   waitFor(match: (webhook: ReceivedWebhook) => boolean, timeoutMs?: number): Promise<ReceivedWebhook>;
@@ -53,6 +58,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
   const requests: WebhookReceiver['requests'] = [];
   const received: ReceivedWebhook[] = [];
   const rejected: string[] = [];
+  const unchecked: string[] = [];
   const scripts = new Map<string, (number | { delayMs: number; status: number })[]>();
   const waiters: {
     match: (webhook: ReceivedWebhook) => boolean;
@@ -63,7 +69,13 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
   async function apiKey(kid: string): Promise<KeyObject> {
     const known = apiKeys.get(kid);
     if (known) return known;
-    const response = await fetch(`${options.apiBaseUrl}/public/v3/public-key/${kid}`);
+    const response = await fetch(`${options.apiBaseUrl}/public/v3/public-key/${kid}`).catch(
+      (error: unknown) => {
+        throw new ApiUnreachable(
+          `the API gave no key ${kid}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      },
+    );
     if (!response.ok) throw new Error(`no API key ${kid}`);
     const key = createPublicKey(await response.text());
     apiKeys.set(kid, key);
@@ -143,6 +155,11 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
               waiter.resolve(webhook);
             }
           } catch (error) {
+            if (error instanceof ApiUnreachable) {
+              unchecked.push(`${path}: ${error.message}`);
+              response.writeHead(503).end();
+              return;
+            }
             rejected.push(`${path}: ${error instanceof Error ? error.message : String(error)}`);
             response.writeHead(400).end();
             return;
@@ -161,6 +178,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
     requests,
     received,
     rejected,
+    unchecked,
     answer(path, ...statuses) {
       scripts.set(path, [...(scripts.get(path) ?? []), ...statuses]);
     },
@@ -186,3 +204,6 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
     },
   };
 }
+
+/** The key could not be fetched at all: nothing is known of the webhook yet, so it is neither received nor refused. */
+class ApiUnreachable extends Error {}
