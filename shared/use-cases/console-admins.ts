@@ -152,10 +152,7 @@ async function keptOwner(account: AdminAccount): Promise<AdminAccount | undefine
   return other;
 }
 
-/**
- * Applies a change to an admin as read now, again when the admin (or the owner it relied on) changed meanwhile, then
- * ends the admin's sessions: they sign in again, as what they now are.
- */
+/** Applies a change to an admin as read now, again when the admin (or the owner it relied on) changed meanwhile. */
 async function changeAdmin(
   session: ConsoleSession,
   adminId: string,
@@ -165,10 +162,7 @@ async function changeAdmin(
     const account = await manageableAdmin(session, adminId);
     const outcome = await change(account);
     if (outcome === 'unchanged') return { account, changed: false };
-    if (outcome === 'changed') {
-      await endAdminSessions(account.adminId);
-      return { account, changed: true };
-    }
+    if (outcome === 'changed') return { account, changed: true };
   }
   throw new ApiError(
     'CON-009',
@@ -180,8 +174,8 @@ async function changeAdmin(
  * PATCH /console/api/admins/{id}: gives an admin another role of their organization (operator stays operator). The
  * organization's last owner keeps the role (CON-009). The admin's sessions end.
  */
-export function changeAdminRoleFor(session: ConsoleSession, adminId: string, role: ConsoleRole) {
-  return changeAdmin(session, adminId, async (account) => {
+export async function changeAdminRoleFor(session: ConsoleSession, adminId: string, role: ConsoleRole) {
+  const changed = await changeAdmin(session, adminId, async (account) => {
     if (!roleFitsOrganization(role, account.organizationId)) {
       throw invalidArgument(
         role === 'operator'
@@ -193,6 +187,9 @@ export function changeAdminRoleFor(session: ConsoleSession, adminId: string, rol
     const keep = role === 'owner' ? undefined : await keptOwner(account);
     return changeAdminRole(account, role, keep);
   });
+  // They sign in again, as what they now are. (A removal ends them in its own steps, after the unlink.)
+  if (changed.changed) await endAdminSessions(changed.account.adminId);
+  return changed;
 }
 
 /**
